@@ -1,0 +1,26 @@
+// Package solver counts, enumerates and constructs N-Queens solutions.
+//
+// It is pure Go with the standard library only: no goroutines, no I/O. The
+// coordinator plans a search with NewPlan, hands the tasks to workers, and a
+// worker runs one task with CountTask (counting) or Solutions /
+// UniqueSolutions (listing):
+//
+//	plan, err := solver.NewPlan(12, solver.AutoDepth(12, 8, solver.KindCount), solver.KindCount)
+//	if err != nil { ... }
+//	var sum solver.Counts
+//	for _, t := range plan.Tasks {
+//		c, err := solver.CountTask(plan.N, t)
+//		if err != nil { ... }
+//		if sum, err = sum.Add(c); err != nil { ... }
+//	}
+//	// sum.Total == 14200, sum.Unique == 1787
+//
+// Enumeration plans (KindAll, KindUnique) are plain row prefixes in
+// lexicographic order, so concatenating the tasks' Solutions in task order
+// gives exactly the order of the sequential row-by-row backtracker. Counting
+// plans (KindCount) use symmetry, so their prefixes mean something else (see
+// KindCount); only CountTask interprets them.
+//
+// Single solutions for large boards come from Constructive (any n >= 4, in
+// linear time) or LasVegas (random first rows, backtracking for the rest).
+package solver
