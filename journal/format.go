@@ -1,0 +1,347 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"sort"
+)
+
+// The file layout, all integers little-endian:
+//
+//	magic   8 bytes  "nqjrnl1\n"
+//	header  frame    payload = recHeader, format version, Settings
+//	results frame*   payload = recResult, Record
+//
+// A frame is
+//
+//	length  uint32   length of the payload (1..MaxRecordSize)
+//	crc     uint32   CRC-32C (Castagnoli) of the length bytes and the payload
+//	payload length bytes
+//
+// Integers inside payloads are unsigned varints, except the plan fingerprint,
+// which is a fixed 8 bytes.
+const (
+	magic       = "nqjrnl1\n"
+	frameHeader = 8 // length + crc
+
+	// formatVersion is written into the header record; bump it when payloads change.
+	formatVersion = 1
+
+	recHeader byte = 1
+	recResult byte = 2
+)
+
+// MaxRecordSize caps a record's payload. It bounds what a decoder will believe
+// from a length field (a corrupt length can never make it read or allocate more)
+// and it is far above any real record: a result is under 100 bytes, a header
+// a few hundred.
+const MaxRecordSize = 64 << 10
+
+// MaxDigestSize caps Record.Digest: room for a SHA-512 of a task's solutions.
+const MaxDigestSize = 64
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errShort says a frame or payload ends before its declared end.
+var errShort = errors.New("truncated")
+
+// frameCRC is the checksum stored in a frame: it covers the length bytes too,
+// so a flipped bit in the length is caught even when it points at other data.
+func frameCRC(lenBytes, payload []byte) uint32 {
+	return crc32.Update(crc32.Checksum(lenBytes, castagnoli), castagnoli, payload)
+}
+
+// appendFrame appends the frame for payload to dst.
+func appendFrame(dst, payload []byte) []byte {
+	var h [frameHeader]byte
+	binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(h[4:8], frameCRC(h[0:4], payload))
+	dst = append(dst, h[:]...)
+	return append(dst, payload...)
+}
+
+// readFrame reads the frame at data[off:]. It returns the payload (a subslice of
+// data, never a copy) and the offset just past the frame.
+func readFrame(data []byte, off int) (payload []byte, next int, err error) {
+	rest := data[off:]
+	if len(rest) < frameHeader {
+		return nil, 0, fmt.Errorf("frame header: %w (%d of %d bytes)", errShort, len(rest), frameHeader)
+	}
+	n := binary.LittleEndian.Uint32(rest[0:4])
+	if n == 0 || n > MaxRecordSize {
+		return nil, 0, fmt.Errorf("bad record length %d (allowed 1..%d)", n, MaxRecordSize)
+	}
+	if uint64(len(rest)-frameHeader) < uint64(n) {
+		return nil, 0, fmt.Errorf("payload: %w (%d of %d bytes)", errShort, len(rest)-frameHeader, n)
+	}
+	payload = rest[frameHeader : frameHeader+int(n)]
+	if got, want := frameCRC(rest[0:4], payload), binary.LittleEndian.Uint32(rest[4:8]); got != want {
+		return nil, 0, fmt.Errorf("crc mismatch (stored %08x, computed %08x)", want, got)
+	}
+	return payload, off + frameHeader + int(n), nil
+}
+
+// decoder reads varints and bytes from a payload; the first error sticks.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errors.New("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// int reads a uvarint that must fit in a non-negative int.
+func (d *decoder) int() int {
+	v := d.uvarint()
+	if v > math.MaxInt32 && d.err == nil {
+		d.err = fmt.Errorf("integer %d out of range", v)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 1 {
+		d.err = errShort
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) fixed64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 8 {
+		d.err = errShort
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+// bytes reads a length-prefixed byte string of at most max bytes. The result
+// aliases the payload; callers copy what they keep.
+func (d *decoder) bytes(max int) []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(max) {
+		d.err = fmt.Errorf("byte string of %d bytes exceeds %d", n, max)
+		return nil
+	}
+	if uint64(len(d.b)) < n {
+		d.err = errShort
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) end() error {
+	if d.err == nil && len(d.b) != 0 {
+		d.err = fmt.Errorf("%d trailing bytes", len(d.b))
+	}
+	return d.err
+}
+
+// encodeSettings returns the header payload for s.
+func encodeSettings(s Settings) []byte {
+	b := []byte{recHeader}
+	b = binary.AppendUvarint(b, formatVersion)
+	b = binary.AppendUvarint(b, uint64(s.N))
+	b = binary.AppendUvarint(b, uint64(s.Depth))
+	b = append(b, s.Kind)
+	b = binary.LittleEndian.AppendUint64(b, s.Fingerprint)
+	b = binary.AppendUvarint(b, uint64(s.SolverVersion))
+	b = binary.AppendUvarint(b, uint64(s.Tasks))
+	keys := make([]string, 0, len(s.Extra))
+	for k := range s.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+		v := s.Extra[k]
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	return b
+}
+
+// decodeSettings parses a header payload.
+func decodeSettings(p []byte) (Settings, error) {
+	d := decoder{b: p}
+	if t := d.byte(); d.err == nil && t != recHeader {
+		return Settings{}, fmt.Errorf("record type %d, want header (%d)", t, recHeader)
+	}
+	if v := d.uvarint(); d.err == nil && v != formatVersion {
+		return Settings{}, fmt.Errorf("unsupported journal format version %d (this build reads %d)", v, formatVersion)
+	}
+	var s Settings
+	s.N = d.int()
+	s.Depth = d.int()
+	s.Kind = d.byte()
+	s.Fingerprint = d.fixed64()
+	s.SolverVersion = d.int()
+	s.Tasks = d.int()
+	n := d.uvarint()
+	if d.err == nil && n > uint64(len(d.b)) { // every pair takes at least 2 bytes
+		d.err = fmt.Errorf("%d extra settings in %d bytes", n, len(d.b))
+	}
+	if d.err == nil && n > 0 {
+		s.Extra = make(map[string]string, n)
+		prev := ""
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			k := string(d.bytes(MaxRecordSize))
+			v := string(d.bytes(MaxRecordSize))
+			if d.err == nil && i > 0 && k <= prev {
+				d.err = fmt.Errorf("extra setting keys not sorted and unique at %q", k)
+			}
+			prev = k
+			s.Extra[k] = v
+		}
+	}
+	if err := d.end(); err != nil {
+		return Settings{}, fmt.Errorf("header: %w", err)
+	}
+	return s, nil
+}
+
+// appendResult appends the result payload for r to dst.
+func appendResult(dst []byte, r Record) []byte {
+	dst = append(dst, recResult)
+	dst = binary.AppendUvarint(dst, uint64(r.Index))
+	dst = binary.AppendUvarint(dst, r.Total)
+	dst = binary.AppendUvarint(dst, r.Unique)
+	dst = binary.AppendUvarint(dst, r.Nodes)
+	dst = binary.AppendUvarint(dst, uint64(len(r.Digest)))
+	return append(dst, r.Digest...)
+}
+
+// decodeResult parses a result payload. The Digest is copied.
+func decodeResult(p []byte) (Record, error) {
+	d := decoder{b: p}
+	if t := d.byte(); d.err == nil && t != recResult {
+		return Record{}, fmt.Errorf("record type %d, want result (%d)", t, recResult)
+	}
+	var r Record
+	r.Index = d.int()
+	r.Total = d.uvarint()
+	r.Unique = d.uvarint()
+	r.Nodes = d.uvarint()
+	if dg := d.bytes(MaxDigestSize); len(dg) > 0 {
+		r.Digest = bytes.Clone(dg)
+	}
+	if err := d.end(); err != nil {
+		return Record{}, fmt.Errorf("result: %w", err)
+	}
+	return r, nil
+}
+
+// tail describes a torn last record found by parse.
+type tail struct {
+	off    int    // where the bad bytes start (the valid prefix's length)
+	reason string // why the record there is unreadable
+}
+
+// parsed is what parse found in a journal's bytes.
+type parsed struct {
+	settings Settings
+	records  []Record
+	torn     *tail // nil when the file ends cleanly
+}
+
+// parse decodes a whole journal image. A bad record with nothing valid after it
+// is a torn tail (reported, not an error); a bad record followed by a valid one
+// is a *CorruptError; a task index committed twice is a *CorruptError wrapping
+// ErrDuplicate. parse never allocates more than a small multiple of len(data).
+func parse(data []byte) (parsed, error) {
+	var out parsed
+	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
+		if len(data) == 0 {
+			return out, &CorruptError{Offset: 0, Reason: "empty file (not a journal)"}
+		}
+		return out, &CorruptError{Offset: 0, Reason: "bad magic (not a journal)"}
+	}
+	off := len(magic)
+	p, next, err := readFrame(data, off)
+	if err == nil {
+		out.settings, err = decodeSettings(p)
+	}
+	if err != nil {
+		return out, &CorruptError{Offset: int64(off), Reason: "header record: " + err.Error()}
+	}
+	off = next
+	seen := make(map[int]int64)
+	for off < len(data) {
+		p, next, err := readFrame(data, off)
+		var r Record
+		if err == nil {
+			r, err = decodeResult(p)
+		}
+		if err != nil {
+			if at := nextValidFrame(data, off+1); at >= 0 {
+				return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("%v (a valid record follows at offset %d)", err, at)}
+			}
+			out.torn = &tail{off: off, reason: err.Error()}
+			return out, nil
+		}
+		if t := out.settings.Tasks; t > 0 && r.Index >= t {
+			return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("task index %d out of range [0,%d)", r.Index, t)}
+		}
+		if first, dup := seen[r.Index]; dup {
+			return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, first), Err: ErrDuplicate}
+		}
+		seen[r.Index] = int64(off)
+		out.records = append(out.records, r)
+		off = next
+	}
+	return out, nil
+}
+
+// nextValidFrame returns the offset of the first frame at or after from that has
+// a sane length, a matching CRC and a payload that decodes, or -1.
+func nextValidFrame(data []byte, from int) int {
+	for i := from; i+frameHeader < len(data); i++ {
+		n := binary.LittleEndian.Uint32(data[i:])
+		if n == 0 || n > MaxRecordSize || uint64(len(data)-i-frameHeader) < uint64(n) {
+			continue
+		}
+		p, _, err := readFrame(data, i)
+		if err != nil {
+			continue
+		}
+		if _, err := decodeResult(p); err == nil {
+			return i
+		}
+		if _, err := decodeSettings(p); err == nil {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,56 @@
+package journal
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+)
+
+// FuzzDecode feeds arbitrary bytes to the journal decoder. It must never panic
+// nor trust a length field beyond MaxRecordSize, and whatever it accepts must
+// survive a re-encode unchanged.
+func FuzzDecode(f *testing.F) {
+	good := appendFrame([]byte(magic), encodeSettings(testSettings))
+	for i := range 3 {
+		good = appendFrame(good, appendResult(nil, rec(i)))
+	}
+	f.Add(good)
+	f.Add(good[:len(good)-3])
+	f.Add(append(bytes.Clone(good), 0, 0, 0, 0, 0, 0, 0, 0))
+	f.Add(appendFrame([]byte(magic), encodeSettings(Settings{})))
+	f.Add([]byte(magic + "\xff\xff\xff\xff\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<20 {
+			return
+		}
+		p, err := parse(data)
+		if err != nil {
+			return
+		}
+		// Re-encode what was accepted; it must parse to the same thing.
+		img := appendFrame([]byte(magic), encodeSettings(p.settings))
+		seen := map[int]bool{}
+		for _, r := range p.records {
+			if seen[r.Index] {
+				t.Fatalf("accepted a duplicate index %d", r.Index)
+			}
+			seen[r.Index] = true
+			if len(r.Digest) > MaxDigestSize {
+				t.Fatalf("accepted a %d-byte digest", len(r.Digest))
+			}
+			img = appendFrame(img, appendResult(nil, r))
+		}
+		q, err := parse(img)
+		if err != nil || q.torn != nil {
+			t.Fatalf("re-encoded journal does not parse cleanly: %v, torn %+v", err, q.torn)
+		}
+		if len(p.records) > 0 && !reflect.DeepEqual(p.records, q.records) || !settingsEqual(p.settings, q.settings) {
+			t.Fatalf("re-encode changed the journal:\n%+v\n%+v", p, q)
+		}
+		if p.torn != nil && (p.torn.off < len(magic) || p.torn.off >= len(data)) {
+			t.Fatalf("torn offset %d outside (%d, %d)", p.torn.off, len(magic), len(data))
+		}
+	})
+}
+
+func settingsEqual(a, b Settings) bool { return len(a.Diff(b)) == 0 }

@@ -1,0 +1,358 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Sentinel errors. Test for them with errors.Is; the wrapped messages add the
+// path, the offset or the differing settings.
+var (
+	// ErrSettingsMismatch: the journal belongs to a different job (N, depth,
+	// kind, plan fingerprint, solver version, task count or an extra setting
+	// differ). A resume must refuse: mixing results of two plans gives a wrong total.
+	ErrSettingsMismatch = errors.New("journal settings differ from this run's")
+	// ErrCorrupt: the journal cannot be trusted (bad magic or header, a bad record
+	// followed by valid ones, a task committed twice). *CorruptError says where.
+	ErrCorrupt = errors.New("journal is corrupt")
+	// ErrDuplicate: a task index is committed twice: refused by Append, and a
+	// corruption (also ErrCorrupt) when found on replay.
+	ErrDuplicate = errors.New("task already committed")
+	// ErrExists: Create found a non-empty file at the path (resume it with Open,
+	// or remove it).
+	ErrExists = errors.New("journal already exists")
+	// ErrLocked: another open Journal (in this or another process) holds the file.
+	ErrLocked = errors.New("journal is in use by another process")
+	// ErrClosed: the Journal was closed.
+	ErrClosed = errors.New("journal is closed")
+)
+
+// CorruptError says where a journal stops being trustworthy. It matches
+// ErrCorrupt with errors.Is, and also Err (ErrDuplicate) when set.
+type CorruptError struct {
+	Path   string
+	Offset int64  // byte offset of the first bad record
+	Reason string // what is wrong there
+	Err    error  // a more specific sentinel, or nil
+}
+
+func (e *CorruptError) Error() string {
+	p := e.Path
+	if p == "" {
+		p = "journal"
+	}
+	return fmt.Sprintf("%s: corrupt at offset %d: %s", p, e.Offset, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true, and errors.Is(err, e.Err).
+func (e *CorruptError) Is(target error) bool {
+	return target == ErrCorrupt || (e.Err != nil && target == e.Err)
+}
+
+// Settings identify a job. Open refuses a journal whose settings differ from
+// the caller's in any field, so every input that changes the tasks or their
+// results must be here: the named fields, plus anything else in Extra.
+type Settings struct {
+	N             int
+	Depth         int
+	Kind          uint8  // solver.Kind
+	Fingerprint   uint64 // solver.Plan.Fingerprint()
+	SolverVersion int    // solver.Version
+	Tasks         int    // number of tasks in the plan; when > 0, Append and replay check 0 <= Index < Tasks
+	// Extra holds further settings as opaque strings ("unique": "true", ...).
+	// A nil and an empty map are equal.
+	Extra map[string]string
+}
+
+// Diff lists the fields where s and o differ, as "n: 17 != 18" lines (s first);
+// it is empty when they match.
+func (s Settings) Diff(o Settings) []string {
+	var d []string
+	add := func(name string, a, b any) {
+		if a != b {
+			d = append(d, fmt.Sprintf("%s: %v != %v", name, a, b))
+		}
+	}
+	add("n", s.N, o.N)
+	add("depth", s.Depth, o.Depth)
+	add("kind", s.Kind, o.Kind)
+	add("fingerprint", fmt.Sprintf("%016x", s.Fingerprint), fmt.Sprintf("%016x", o.Fingerprint))
+	add("solver_version", s.SolverVersion, o.SolverVersion)
+	add("tasks", s.Tasks, o.Tasks)
+	keys := slices.Sorted(maps.Keys(s.Extra))
+	for k := range o.Extra {
+		if _, ok := s.Extra[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		a, aok := s.Extra[k]
+		b, bok := o.Extra[k]
+		if aok != bok || a != b {
+			d = append(d, fmt.Sprintf("%s: %s != %s", k, quoteOrUnset(a, aok), quoteOrUnset(b, bok)))
+		}
+	}
+	return d
+}
+
+func quoteOrUnset(v string, ok bool) string {
+	if !ok {
+		return "(unset)"
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+func (s Settings) validate() error {
+	if s.N < 0 || s.Depth < 0 || s.SolverVersion < 0 || s.Tasks < 0 {
+		return fmt.Errorf("journal: negative setting in n=%d depth=%d solver_version=%d tasks=%d", s.N, s.Depth, s.SolverVersion, s.Tasks)
+	}
+	if len(encodeSettings(s)) > MaxRecordSize {
+		return fmt.Errorf("journal: settings encode to more than %d bytes", MaxRecordSize)
+	}
+	return nil
+}
+
+// Record is one committed task result.
+type Record struct {
+	Index  int    // task index in the plan
+	Total  uint64 // solutions
+	Unique uint64 // fundamental solutions
+	Nodes  uint64 // search nodes
+	Digest []byte // optional digest of the task's solutions, at most MaxDigestSize bytes
+}
+
+// Replay is what Open found in a journal.
+type Replay struct {
+	Settings Settings // as stored in the journal
+	Records  []Record // committed results in commit order; no index twice
+	// Repaired is set when a torn last record (an append cut short by a crash)
+	// was truncated away. The caller should log it; the task it held was never
+	// acknowledged, so it is simply run again.
+	Repaired *Repair
+}
+
+// Repair describes a torn tail that Open truncated.
+type Repair struct {
+	Offset  int64  // the file now ends here
+	Dropped int64  // bytes removed
+	Reason  string // why the last record was unreadable
+}
+
+// Journal is an open journal, ready for Append. Its methods are safe for
+// concurrent use.
+type Journal struct {
+	path string
+
+	mu     sync.Mutex // guards every field below
+	f      *os.File   // nil after Close
+	off    int64      // end of the valid data: where the next record goes
+	tasks  int
+	seen   map[int]struct{}
+	buf    []byte
+	failed error // sticky: set when a write or fsync failed
+}
+
+// Create starts a new journal at path holding s, durably (written to a
+// temporary file, fsynced, renamed, directory fsynced). It refuses with
+// ErrExists when a non-empty file is already there.
+func Create(path string, s Settings) (*Journal, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(path); err == nil && (fi.Size() > 0 || !fi.Mode().IsRegular()) {
+		return nil, fmt.Errorf("journal %s: %w", path, ErrExists)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("journal: create: %w", err)
+	}
+	fail := func(err error) (*Journal, error) {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		return fail(fmt.Errorf("journal %s: %w", tmp, err))
+	}
+	data := appendFrame([]byte(magic), encodeSettings(s))
+	if _, err := f.Write(data); err != nil {
+		return fail(fmt.Errorf("journal: write header: %w", err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("journal: fsync header: %w", err))
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fail(fmt.Errorf("journal: %w", err))
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("journal: fsync directory: %w", err)
+	}
+	return &Journal{path: path, f: f, off: int64(len(data)), tasks: s.Tasks, seen: make(map[int]struct{})}, nil
+}
+
+// Open reopens the journal at path for a resume. It replays every record,
+// truncates a torn last record (reported in Replay.Repaired), and checks the
+// stored settings against want. Errors: a missing file matches fs.ErrNotExist;
+// different settings match ErrSettingsMismatch (the Replay still carries the
+// stored settings, the file is untouched); corruption matches ErrCorrupt and
+// is a *CorruptError with the offset; ErrLocked when another Journal holds it.
+func Open(path string, want Settings) (*Journal, Replay, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, Replay{}, fmt.Errorf("journal: %w", err)
+	}
+	j, rp, err := open(f, path, want)
+	if err != nil {
+		f.Close()
+		return nil, rp, err
+	}
+	return j, rp, nil
+}
+
+func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
+	if err := lockFile(f); err != nil {
+		return nil, Replay{}, fmt.Errorf("journal %s: %w", path, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, Replay{}, fmt.Errorf("journal: read: %w", err)
+	}
+	p, err := parse(data)
+	if err != nil {
+		if ce, ok := err.(*CorruptError); ok {
+			ce.Path = path
+		}
+		return nil, Replay{}, err
+	}
+	rp := Replay{Settings: p.settings, Records: p.records}
+	if d := p.settings.Diff(want); len(d) > 0 {
+		return nil, rp, fmt.Errorf("journal %s: %w: %s (journal != this run)", path, ErrSettingsMismatch, strings.Join(d, "; "))
+	}
+	end := int64(len(data))
+	if p.torn != nil {
+		end = int64(p.torn.off)
+		if err := f.Truncate(end); err != nil {
+			return nil, rp, fmt.Errorf("journal: repair torn tail: %w", err)
+		}
+		if err := f.Sync(); err != nil {
+			return nil, rp, fmt.Errorf("journal: repair torn tail: fsync: %w", err)
+		}
+		rp.Repaired = &Repair{Offset: end, Dropped: int64(len(data)) - end, Reason: p.torn.reason}
+	}
+	seen := make(map[int]struct{}, len(p.records))
+	for _, r := range p.records {
+		seen[r.Index] = struct{}{}
+	}
+	return &Journal{path: path, f: f, off: end, tasks: p.settings.Tasks, seen: seen}, rp, nil
+}
+
+// Read decodes the journal at path without locking, repairing or checking
+// settings: for inspection tools and tests. A torn tail is reported in
+// Replay.Repaired but the file is not changed.
+func Read(path string) (Replay, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Replay{}, fmt.Errorf("journal: %w", err)
+	}
+	p, err := parse(data)
+	if err != nil {
+		if ce, ok := err.(*CorruptError); ok {
+			ce.Path = path
+		}
+		return Replay{}, err
+	}
+	rp := Replay{Settings: p.settings, Records: p.records}
+	if p.torn != nil {
+		rp.Repaired = &Repair{Offset: int64(p.torn.off), Dropped: int64(len(data) - p.torn.off), Reason: p.torn.reason}
+	}
+	return rp, nil
+}
+
+// Append commits r durably: it returns only after the record is written and
+// fsynced, so the caller acknowledges the worker after Append returns nil.
+// It refuses an index already committed (ErrDuplicate), an index outside
+// [0, Settings.Tasks) and an oversized digest. After a failed write or fsync
+// the Journal refuses every further Append: what reached the disk is unknown,
+// so the run must stop (a resume replays what is there).
+func (j *Journal) Append(r Record) error {
+	if r.Index < 0 || (j.tasks > 0 && r.Index >= j.tasks) {
+		return fmt.Errorf("journal: task index %d out of range [0,%d)", r.Index, j.tasks)
+	}
+	if len(r.Digest) > MaxDigestSize {
+		return fmt.Errorf("journal: digest of %d bytes exceeds %d", len(r.Digest), MaxDigestSize)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return ErrClosed
+	}
+	if j.failed != nil {
+		return fmt.Errorf("journal: unusable after an earlier failure: %w", j.failed)
+	}
+	if _, dup := j.seen[r.Index]; dup {
+		return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
+	}
+	payload := appendResult(j.buf[:0], r)
+	frame := appendFrame(make([]byte, 0, frameHeader+len(payload)), payload)
+	j.buf = payload[:0]
+	if _, err := j.f.WriteAt(frame, j.off); err != nil {
+		j.failed = err
+		j.f.Truncate(j.off) // best effort; a resume truncates a torn tail anyway
+		return fmt.Errorf("journal: write: %w", err)
+	}
+	if err := j.f.Sync(); err != nil {
+		j.failed = err
+		return fmt.Errorf("journal: fsync: %w", err)
+	}
+	j.off += int64(len(frame))
+	j.seen[r.Index] = struct{}{}
+	return nil
+}
+
+// Len returns the number of committed records (replayed plus appended).
+func (j *Journal) Len() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.seen)
+}
+
+// Path returns the journal's file name.
+func (j *Journal) Path() string { return j.path }
+
+// Close releases the file and its lock. Every appended record is already
+// durable, so Close does not fsync. Closing twice returns nil.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	if err != nil {
+		return fmt.Errorf("journal: close: %w", err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
