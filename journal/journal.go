@@ -152,13 +152,16 @@ type Repair struct {
 type Journal struct {
 	path string
 
-	mu     sync.Mutex // guards every field below
-	f      *os.File   // nil after Close
-	off    int64      // end of the valid data: where the next record goes
-	tasks  int
-	seen   map[int]struct{}
-	buf    []byte
-	failed error // sticky: set when a write or fsync failed
+	mu      sync.Mutex // guards every field below
+	cond    *sync.Cond // on mu: broadcast when an fsync ends
+	synced  int64      // bytes known to be on disk (<= off)
+	syncing bool       // an Append is in f.Sync, outside mu
+	f       *os.File   // nil after Close
+	off     int64      // end of the valid data: where the next record goes
+	tasks   int
+	seen    map[int]struct{}
+	buf     []byte
+	failed  error // sticky: set when a write or fsync failed
 }
 
 // Create starts a new journal at path holding s, durably (written to a
@@ -200,7 +203,7 @@ func Create(path string, s Settings) (*Journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("journal: fsync directory: %w", err)
 	}
-	return &Journal{path: path, f: f, off: int64(len(data)), tasks: s.Tasks, seen: make(map[int]struct{})}, nil
+	return newJournal(path, f, int64(len(data)), s.Tasks, make(map[int]struct{})), nil
 }
 
 // Open reopens the journal at path for a resume. It replays every record,
@@ -256,7 +259,7 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 	for _, r := range p.records {
 		seen[r.Index] = struct{}{}
 	}
-	return &Journal{path: path, f: f, off: end, tasks: p.settings.Tasks, seen: seen}, rp, nil
+	return newJournal(path, f, end, p.settings.Tasks, seen), rp, nil
 }
 
 // Read decodes the journal at path without locking, repairing or checking
@@ -281,12 +284,20 @@ func Read(path string) (Replay, error) {
 	return rp, nil
 }
 
+func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]struct{}) *Journal {
+	j := &Journal{path: path, f: f, off: off, synced: off, tasks: tasks, seen: seen}
+	j.cond = sync.NewCond(&j.mu)
+	return j
+}
+
 // Append commits r durably: it returns only after the record is written and
 // fsynced, so the caller acknowledges the worker after Append returns nil.
 // It refuses an index already committed (ErrDuplicate), an index outside
 // [0, Settings.Tasks) and an oversized digest. After a failed write or fsync
 // the Journal refuses every further Append: what reached the disk is unknown,
-// so the run must stop (a resume replays what is there).
+// so the run must stop (a resume replays what is there). Concurrent Appends
+// share fsyncs (group commit): each still returns only once its own record
+// is on disk.
 func (j *Journal) Append(r Record) error {
 	if r.Index < 0 || (j.tasks > 0 && r.Index >= j.tasks) {
 		return fmt.Errorf("journal: task index %d out of range [0,%d)", r.Index, j.tasks)
@@ -313,12 +324,32 @@ func (j *Journal) Append(r Record) error {
 		j.f.Truncate(j.off) // best effort; a resume truncates a torn tail anyway
 		return fmt.Errorf("journal: write: %w", err)
 	}
-	if err := j.f.Sync(); err != nil {
-		j.failed = err
-		return fmt.Errorf("journal: fsync: %w", err)
-	}
 	j.off += int64(len(frame))
 	j.seen[r.Index] = struct{}{}
+	// Group commit: one fsync covers every record written before it started,
+	// so concurrent Appends share fsyncs instead of queueing for one each.
+	end := j.off
+	for j.synced < end {
+		if j.failed != nil {
+			return fmt.Errorf("journal: fsync: %w", j.failed)
+		}
+		if j.syncing {
+			j.cond.Wait()
+			continue
+		}
+		j.syncing = true
+		target, f := j.off, j.f
+		j.mu.Unlock()
+		err := f.Sync()
+		j.mu.Lock()
+		j.syncing = false
+		if err != nil {
+			j.failed = err
+		} else {
+			j.synced = target
+		}
+		j.cond.Broadcast()
+	}
 	return nil
 }
 
@@ -339,6 +370,17 @@ func (j *Journal) Close() error {
 	defer j.mu.Unlock()
 	if j.f == nil {
 		return nil
+	}
+	for j.syncing {
+		j.cond.Wait()
+	}
+	if j.synced < j.off && j.failed == nil { // a waiting Append's record: sync it for them
+		if err := j.f.Sync(); err != nil {
+			j.failed = err
+		} else {
+			j.synced = j.off
+		}
+		j.cond.Broadcast()
 	}
 	err := j.f.Close()
 	j.f = nil

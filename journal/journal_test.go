@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -406,5 +407,55 @@ func TestDiff(t *testing.T) {
 	}
 	if d := a.Diff(a); len(d) != 0 {
 		t.Errorf("Diff(self) = %q, want none", d)
+	}
+}
+
+// TestCloseWhileAppending: Close waits for in-flight fsyncs; every Append
+// either succeeds (and its record is in the file) or reports ErrClosed.
+func TestCloseWhileAppending(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j")
+	j, err := Create(path, testSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := map[int]bool{}
+	for g := range 8 {
+		wg.Go(func() {
+			for i := g; i < 100; i += 8 {
+				err := j.Append(rec(i))
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					t.Errorf("Append(%d): %v", i, err)
+					return
+				}
+				mu.Lock()
+				ok[i] = true
+				mu.Unlock()
+			}
+		})
+	}
+	for j.Len() < 20 {
+		runtime.Gosched()
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	rp, err := Read(path)
+	if err != nil || rp.Repaired != nil {
+		t.Fatalf("Read = %+v, %v", rp.Repaired, err)
+	}
+	got := map[int]bool{}
+	for _, r := range rp.Records {
+		got[r.Index] = true
+	}
+	for i := range ok {
+		if !got[i] {
+			t.Errorf("acknowledged record %d missing", i)
+		}
 	}
 }
