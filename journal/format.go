@@ -332,6 +332,9 @@ func nextValidFrame(data []byte, from int) int {
 		if n == 0 || n > MaxRecordSize || uint64(len(data)-i-frameHeader) < uint64(n) {
 			continue
 		}
+		if t := data[i+frameHeader]; t != recHeader && t != recResult {
+			continue // cheap test before the CRC: garbage rarely has a record type there
+		}
 		p, _, err := readFrame(data, i)
 		if err != nil {
 			continue
