@@ -1,0 +1,30 @@
+// Package study runs the experiments behind the "coordinator study"
+// subcommand. Its one study, lasvegas, measures the classic Las Vegas
+// method for N-Queens: place the queens of the first k rows at random among
+// the safe columns, fill the rest by backtracking, start over on a dead end.
+// For each N and k it reports the mean failed attempts before the first
+// solution and the mean time to it, to find the k that is fastest for each N.
+//
+// The coordinator's main hands it everything after the word "study":
+//
+//	if len(os.Args) > 1 && os.Args[1] == "study" {
+//		os.Exit(study.Main(ctx, os.Args[2:], os.Stdout, os.Stderr))
+//	}
+//
+//	$ coordinator study lasvegas --n 12:20 --trials 200 --seed 1 --csv lv.csv --plot lv.png
+//
+// prints a Markdown table (N, k, trials, mean failures, mean time in µs) and
+// a "Fastest k:" line on stdout, writes the same rows as CSV and a
+// ChartWidth × ChartHeight PNG chart of mean time (log scale) against k, one
+// line per N. Progress goes to stderr every few seconds.
+//
+// Reproducibility: one math/rand/v2 PCG generator, seeded once from --seed
+// (rand.NewPCG(seed, seed)), serves every trial in a fixed order (N
+// ascending, then k ascending), so the same flags and seed give the same
+// failure counts; re-seeding per attempt, as the original course experiment
+// did from the clock, would repeat the same attempts and make the table
+// meaningless. Times are wall-clock means and vary with the machine.
+//
+// The chart uses gonum.org/v1/plot: log axes with decade ticks, a legend and
+// a PNG backend in pure Go.
+package study
