@@ -35,14 +35,37 @@ const bearer = "bearer "
 const redacted = "[REDACTED]"
 
 // Token is the shared join token. It never prints: every fmt verb, JSON and
-// text marshalling show "[REDACTED]" (or "" when empty), so a Token or a
-// Config can go into a log line safely. string(t) is the only way out.
-// *Token is a flag.Value, so flag.Var(&cfg.Token, "token", ...) keeps the
-// token out of -h output too.
-type Token string
+// text marshalling show "[REDACTED]" (or "" when unset), so a Token or a
+// Config can go into a log line safely; Reveal is the only way out. It holds
+// the token behind a pointer so that even printers that bypass methods
+// (fmt on an unexported field, hclog's slice rendering) see an address, not
+// the token. *Token is a flag.Value: flag.Var(&cfg.Token, "token", ...) keeps
+// the token out of -h output too. The zero Token is unset.
+type Token struct {
+	v *string
+}
+
+// NewToken returns a Token holding s ("" gives an unset Token).
+func NewToken(s string) Token {
+	if s == "" {
+		return Token{}
+	}
+	return Token{v: &s}
+}
+
+// Reveal returns the token itself, for the wire only.
+func (t Token) Reveal() string {
+	if t.v == nil {
+		return ""
+	}
+	return *t.v
+}
+
+// IsSet reports whether t holds a non-empty token.
+func (t Token) IsSet() bool { return t.Reveal() != "" }
 
 func (t Token) String() string {
-	if t == "" {
+	if !t.IsSet() {
 		return ""
 	}
 	return redacted
@@ -65,22 +88,24 @@ func (t Token) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
 // Set implements flag.Value.
 func (t *Token) Set(s string) error {
-	if err := Token(s).Validate(); err != nil {
+	if err := validateToken(s); err != nil {
 		return err
 	}
-	*t = Token(s)
+	*t = NewToken(s)
 	return nil
 }
 
 // Validate checks that t can travel in gRPC metadata: printable ASCII without
 // surrounding spaces. The error never contains the token.
-func (t Token) Validate() error {
-	for i := 0; i < len(t); i++ {
-		if t[i] < 0x20 || t[i] > 0x7e {
+func (t Token) Validate() error { return validateToken(t.Reveal()) }
+
+func validateToken(s string) error {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
 			return fmt.Errorf("auth: token has a non-printable or non-ASCII byte at position %d", i)
 		}
 	}
-	if strings.TrimSpace(string(t)) != string(t) {
+	if strings.TrimSpace(s) != s {
 		return fmt.Errorf("auth: token starts or ends with a space")
 	}
 	return nil
@@ -99,7 +124,7 @@ type checker struct {
 }
 
 func newChecker(token Token) checker {
-	return checker{want: sha256.Sum256([]byte(token)), off: token == ""}
+	return checker{want: sha256.Sum256([]byte(token.Reveal())), off: !token.IsSet()}
 }
 
 // check returns nil or a codes.Unauthenticated status whose message never
@@ -128,7 +153,7 @@ func (c checker) check(ctx context.Context, fullMethod string) error {
 }
 
 // UnaryServerInterceptor refuses unary RPCs without the right token with
-// codes.Unauthenticated (health exempt). An empty token disables the check.
+// codes.Unauthenticated (health exempt). An unset token disables the check.
 func UnaryServerInterceptor(token Token) grpc.UnaryServerInterceptor {
 	c := newChecker(token)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -167,5 +192,5 @@ func (c tokenCreds) RequireTransportSecurity() bool { return c.requireTLS }
 // With requireTLS, gRPC refuses to send it over a connection without
 // transport security; pass false for plaintext (loopback, tests).
 func PerRPCCredentials(token Token, requireTLS bool) credentials.PerRPCCredentials {
-	return tokenCreds{value: "Bearer " + string(token), requireTLS: requireTLS}
+	return tokenCreds{value: "Bearer " + token.Reveal(), requireTLS: requireTLS}
 }

@@ -152,16 +152,16 @@ func wantCode(t *testing.T, what string, err error, want codes.Code) {
 }
 
 func TestToken(t *testing.T) {
-	addr := serve(t, Config{Token: secret})
+	addr := serve(t, Config{Token: NewToken(secret)})
 	for _, tc := range []struct {
 		name  string
 		token Token
 		want  codes.Code
 	}{
-		{"right token", secret, codes.OK},
-		{"wrong token", "s3cret-join-token-012345678X", codes.Unauthenticated},
-		{"prefix of token", Token(secret[:10]), codes.Unauthenticated},
-		{"no token", "", codes.Unauthenticated},
+		{"right token", NewToken(secret), codes.OK},
+		{"wrong token", NewToken("s3cret-join-token-012345678X"), codes.Unauthenticated},
+		{"prefix of token", NewToken(secret[:10]), codes.Unauthenticated},
+		{"no token", Token{}, codes.Unauthenticated},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := callAll(ctxT(t), dialCfg(t, addr, Config{Token: tc.token}))
@@ -176,17 +176,17 @@ func TestToken(t *testing.T) {
 
 func TestNoServerToken(t *testing.T) {
 	addr := serve(t, Config{})
-	for _, tok := range []Token{"", "anything"} {
+	for _, tok := range []Token{{}, NewToken("anything")} {
 		r := callAll(ctxT(t), dialCfg(t, addr, Config{Token: tok}))
 		for name, err := range map[string]error{"health": r.health, "unary": r.unary, "stream": r.stream, "reflect": r.reflect} {
-			wantCode(t, fmt.Sprintf("client token %q: %s", tok, name), err, codes.OK)
+			wantCode(t, fmt.Sprintf("client token %q: %s", tok.Reveal(), name), err, codes.OK)
 		}
 	}
 }
 
 // TestMetadataForms sends hand-made authorization metadata.
 func TestMetadataForms(t *testing.T) {
-	addr := serve(t, Config{Token: secret})
+	addr := serve(t, Config{Token: NewToken(secret)})
 	conn := dial(t, addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	c := testgrpc.NewTestServiceClient(conn)
 	for _, tc := range []struct {
@@ -216,7 +216,7 @@ func TestMetadataForms(t *testing.T) {
 
 func TestEmptyServerTokenInterceptors(t *testing.T) {
 	// The interceptors alone, with an empty token, let everything through.
-	u := UnaryServerInterceptor("")
+	u := UnaryServerInterceptor(Token{})
 	_, err := u(context.Background(), nil, &grpc.UnaryServerInfo{FullMethod: "/x.Y/Z"}, func(context.Context, any) (any, error) { return nil, nil })
 	if err != nil {
 		t.Errorf("unary with empty token: %v", err)
@@ -241,20 +241,24 @@ func TestExempt(t *testing.T) {
 }
 
 func TestTokenNeverPrints(t *testing.T) {
-	tok := Token(secret)
+	tok := NewToken(secret)
 	cfg := Config{Token: tok, CertFile: "c.pem", KeyFile: "k.pem", CAFile: "ca.pem"}
 	js, _ := json.Marshal(cfg)
 	jt, _ := json.Marshal(map[string]any{"token": tok})
 	outs := []string{string(js), string(jt), cfg.String(), cfg.GoString(), tok.String(), tok.GoString()}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%10.3s"} {
-		outs = append(outs, fmt.Sprintf(verb, tok), fmt.Sprintf(verb, cfg), fmt.Sprintf(verb, &cfg), fmt.Sprintf(verb, []any{tok, cfg}))
+		outs = append(outs, fmt.Sprintf(verb, tok), fmt.Sprintf(verb, cfg), fmt.Sprintf(verb, &cfg), fmt.Sprintf(verb, []any{tok, cfg}),
+			fmt.Sprintf(verb, hidden{tok}), fmt.Sprintf(verb, []Token{tok}), fmt.Sprintf(verb, map[string]Token{"t": tok}))
 	}
 	for _, o := range outs {
 		if strings.Contains(o, secret) || strings.Contains(o, fmt.Sprintf("%x", secret)) {
 			t.Errorf("token printed: %s", o)
 		}
 	}
-	if got := fmt.Sprint(Token("")); got != "" {
+	if !tok.IsSet() || tok.Reveal() != secret || (Token{}).IsSet() || NewToken("").IsSet() {
+		t.Error("IsSet or Reveal wrong")
+	}
+	if got := fmt.Sprint(Token{}); got != "" {
 		t.Errorf("empty token prints %q, want \"\"", got)
 	}
 	if got, want := cfg.String(), `{token:[REDACTED] cert:"c.pem" key:"k.pem" ca:"ca.pem" server_name:""}`; got != want {
@@ -264,7 +268,7 @@ func TestTokenNeverPrints(t *testing.T) {
 	// As a flag, the token stays out of -h.
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	var c Config
-	c.Token = secret // as if defaulted from the environment
+	c.Token = NewToken(secret) // as if defaulted from the environment
 	fs.Var(&c.Token, "token", "join token")
 	var help strings.Builder
 	fs.SetOutput(&help)
@@ -272,24 +276,27 @@ func TestTokenNeverPrints(t *testing.T) {
 	if strings.Contains(help.String(), secret) {
 		t.Errorf("-h prints the token: %s", help.String())
 	}
-	if err := fs.Parse([]string{"-token", "other-token"}); err != nil || c.Token != "other-token" {
-		t.Errorf("-token other-token: %v, token set: %v", err, c.Token == "other-token")
+	if err := fs.Parse([]string{"-token", "other-token"}); err != nil || c.Token.Reveal() != "other-token" {
+		t.Errorf("-token other-token: %v, token set: %v", err, c.Token.Reveal() == "other-token")
 	}
 	if err := fs.Parse([]string{"-token", "bad\ntoken"}); err == nil || strings.Contains(err.Error(), "bad\ntoken") {
 		t.Errorf("-token with a newline: %v", err)
 	}
 }
 
+// hidden holds a Token in an unexported field, where fmt cannot call its methods.
+type hidden struct{ t Token }
+
 func TestTokenValidate(t *testing.T) {
-	for tok, ok := range map[Token]bool{"": true, "abc": true, "a b": true, " a": false, "a ": false, "a\nb": false, "é": false, "\x00": false} {
-		if err := tok.Validate(); (err == nil) != ok {
-			t.Errorf("Token(%q).Validate() = %v, want ok=%v", string(tok), err, ok)
+	for tok, ok := range map[string]bool{"": true, "abc": true, "a b": true, " a": false, "a ": false, "a\nb": false, "é": false, "\x00": false} {
+		if err := NewToken(tok).Validate(); (err == nil) != ok {
+			t.Errorf("Token(%q).Validate() = %v, want ok=%v", tok, err, ok)
 		}
 	}
-	if _, err := (Config{Token: "a\nb"}).ServerOptions(); err == nil {
+	if _, err := (Config{Token: NewToken("a\nb")}).ServerOptions(); err == nil {
 		t.Error("ServerOptions accepted a token with a newline")
 	}
-	if _, err := (Config{Token: "a\nb"}).DialOptions(); err == nil {
+	if _, err := (Config{Token: NewToken("a\nb")}).DialOptions(); err == nil {
 		t.Error("DialOptions accepted a token with a newline")
 	}
 }
@@ -353,18 +360,18 @@ func TestTLS(t *testing.T) {
 
 func TestMutualTLS(t *testing.T) {
 	p := newPKI(t)
-	addr := serve(t, Config{Token: secret, CertFile: p.serverCert, KeyFile: p.serverKey, CAFile: p.ca})
+	addr := serve(t, Config{Token: NewToken(secret), CertFile: p.serverCert, KeyFile: p.serverKey, CAFile: p.ca})
 	for _, tc := range []struct {
 		name       string
 		cfg        Config
 		want       codes.Code
 		wantHealth codes.Code
 	}{
-		{"good client cert and token", Config{Token: secret, CAFile: p.ca, CertFile: p.clientCert, KeyFile: p.clientKey}, codes.OK, codes.OK},
+		{"good client cert and token", Config{Token: NewToken(secret), CAFile: p.ca, CertFile: p.clientCert, KeyFile: p.clientKey}, codes.OK, codes.OK},
 		{"good client cert, no token", Config{CAFile: p.ca, CertFile: p.clientCert, KeyFile: p.clientKey}, codes.Unauthenticated, codes.OK},
-		{"no client cert", Config{Token: secret, CAFile: p.ca}, codes.Unavailable, codes.Unavailable},
-		{"client cert from another ca", Config{Token: secret, CAFile: p.ca, CertFile: p.rogueClientCert, KeyFile: p.rogueClientKey}, codes.Unavailable, codes.Unavailable},
-		{"plaintext", Config{Token: secret}, codes.Unavailable, codes.Unavailable},
+		{"no client cert", Config{Token: NewToken(secret), CAFile: p.ca}, codes.Unavailable, codes.Unavailable},
+		{"client cert from another ca", Config{Token: NewToken(secret), CAFile: p.ca, CertFile: p.rogueClientCert, KeyFile: p.rogueClientKey}, codes.Unavailable, codes.Unavailable},
+		{"plaintext", Config{Token: NewToken(secret)}, codes.Unavailable, codes.Unavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			conn := dialCfg(t, addr, tc.cfg)
@@ -380,8 +387,8 @@ func TestMutualTLS(t *testing.T) {
 // TestTokenNeedsTLSWhenConfigured: credentials that require transport
 // security are never sent over plaintext.
 func TestTokenNeedsTLSWhenConfigured(t *testing.T) {
-	addr := serve(t, Config{Token: secret})
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(PerRPCCredentials(secret, true)))
+	addr := serve(t, Config{Token: NewToken(secret)})
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(PerRPCCredentials(NewToken(secret), true)))
 	if err != nil {
 		return // refused at dial time: fine
 	}

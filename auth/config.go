@@ -12,7 +12,7 @@ import (
 // Config is one side's security settings, straight from the flags. The zero
 // Config means plaintext and no token (fine on loopback).
 type Config struct {
-	Token    Token  // --token / NQUEENS_TOKEN; "" = no check (server) or none sent (client)
+	Token    Token  // --token / NQUEENS_TOKEN; unset = no check (server) or none sent (client)
 	CertFile string // --tls-cert: PEM certificate (server: required for TLS; client: for mutual TLS)
 	KeyFile  string // --tls-key: its PEM private key
 	CAFile   string // --tls-ca: server: require client certs signed by these CAs; client: trust these CAs for the server
@@ -24,7 +24,7 @@ type Config struct {
 // String prints the settings without the token, so a Config can be logged.
 func (c Config) String() string {
 	tok := "none"
-	if c.Token != "" {
+	if c.Token.IsSet() {
 		tok = redacted
 	}
 	return fmt.Sprintf("{token:%s cert:%q key:%q ca:%q server_name:%q}", tok, c.CertFile, c.KeyFile, c.CAFile, c.ServerName)
@@ -59,7 +59,7 @@ func (c Config) ServerOptions() ([]grpc.ServerOption, error) {
 	} else if c.CAFile != "" {
 		return nil, errors.New("auth: --tls-ca on a server needs --tls-cert and --tls-key")
 	}
-	if c.Token != "" {
+	if c.Token.IsSet() {
 		opts = append(opts,
 			grpc.ChainUnaryInterceptor(UnaryServerInterceptor(c.Token)),
 			grpc.ChainStreamInterceptor(StreamServerInterceptor(c.Token)))
@@ -82,7 +82,7 @@ func (c Config) DialOptions() ([]grpc.DialOption, error) {
 		}
 	}
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
-	if c.Token != "" {
+	if c.Token.IsSet() {
 		opts = append(opts, grpc.WithPerRPCCredentials(PerRPCCredentials(c.Token, c.ClientTLSEnabled())))
 	}
 	return opts, nil

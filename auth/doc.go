@@ -3,7 +3,7 @@
 //
 // Both sides build their gRPC options from the same flags:
 //
-//	cfg := auth.Config{Token: auth.Token(os.Getenv(auth.EnvToken)), // or flag.Var(&cfg.Token, "token", ...)
+//	cfg := auth.Config{Token: auth.NewToken(os.Getenv(auth.EnvToken)), // then flag.Var(&cfg.Token, "token", ...)
 //		CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA}
 //	sopts, err := cfg.ServerOptions()              // coordinator: TLS creds + token interceptors
 //	srv := grpc.NewServer(append(sopts, grpc.KeepaliveParams(...))...)
@@ -18,7 +18,7 @@
 // so grpcurl -H "authorization: Bearer $NQUEENS_TOKEN" works. It is compared in
 // constant time (SHA-256 of both sides, then crypto/subtle). Only
 // /grpc.health.v1.Health/* is exempt; server reflection needs the token too.
-// An empty server token disables the check, for loopback and tests. Tokens
+// An unset server token disables the check, for loopback and tests. Tokens
 // never appear in errors or in the String, GoString or JSON of Token and Config.
 // Package authtest makes certificates for tests.
 package auth

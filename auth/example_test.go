@@ -8,7 +8,7 @@ import (
 
 // A Config goes into logs safely: the token never prints.
 func ExampleConfig() {
-	cfg := auth.Config{Token: "correct-horse-battery-staple", CAFile: "ca.pem"}
+	cfg := auth.Config{Token: auth.NewToken("correct-horse-battery-staple"), CAFile: "ca.pem"}
 	fmt.Println(cfg)
 	fmt.Printf("%v %q\n", cfg.Token, cfg.Token)
 	fmt.Println(cfg.ClientTLSEnabled(), cfg.ServerTLSEnabled())
