@@ -1,0 +1,504 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+const (
+	k8sDir      = ".."
+	composePath = "../../docker-compose.yml"
+	tokenEnv    = "NQUEENS_TOKEN"
+)
+
+// pod is a pod template with the name of the object that holds it.
+type pod struct {
+	owner string
+	spec  corev1.PodSpec
+	label map[string]string
+}
+
+// setup loads the kustomization, its objects and the Compose file.
+func setup(t *testing.T) (Kustomization, Objects, Compose) {
+	t.Helper()
+	k, err := LoadKustomization(k8sDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := LoadObjects(k8sDir, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadCompose(composePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, objs, c
+}
+
+func pods(o Objects) []pod {
+	var ps []pod
+	for _, j := range o.Jobs {
+		ps = append(ps, pod{"Job/" + j.Name, j.Spec.Template.Spec, j.Spec.Template.Labels})
+	}
+	for _, d := range o.Deployments {
+		ps = append(ps, pod{"Deployment/" + d.Name, d.Spec.Template.Spec, d.Spec.Template.Labels})
+	}
+	return ps
+}
+
+// TestKustomizationListsEveryManifest: a manifest left out of the
+// kustomization would silently not be deployed, and one listed twice or
+// missing would break `kubectl apply -k`.
+func TestKustomizationListsEveryManifest(t *testing.T) {
+	k, err := LoadKustomization(k8sDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(k8sDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onDisk []string
+	for _, f := range files {
+		if base := filepath.Base(f); base != "kustomization.yaml" {
+			onDisk = append(onDisk, base)
+		}
+	}
+	listed := slices.Clone(k.Resources)
+	slices.Sort(listed)
+	slices.Sort(onDisk)
+	if !slices.Equal(listed, onDisk) {
+		t.Errorf("kustomization resources = %v, want the manifests in deploy/k8s: %v", listed, onDisk)
+	}
+}
+
+func TestManifestsDecodeStrictly(t *testing.T) {
+	_, objs, _ := setup(t)
+	if len(objs.Jobs) != 1 || len(objs.Deployments) != 1 || len(objs.Services) != 1 || len(objs.Secrets) != 1 {
+		t.Errorf("got %d Jobs, %d Deployments, %d Services, %d Secrets; want one of each",
+			len(objs.Jobs), len(objs.Deployments), len(objs.Services), len(objs.Secrets))
+	}
+}
+
+// TestStrictDecodingCatchesTypos proves the check itself: a misspelt or
+// misplaced field must fail, not vanish.
+func TestStrictDecodingCatchesTypos(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(k8sDir, "worker-deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ from, to string }{
+		{"imagePullPolicy:", "imagePullPolcy:"},
+		{"readOnlyRootFilesystem:", "readOnlyRootFileSystem:"},
+		{"replicas:", "replica:"},
+		{"replicas: 4", "replicas: 4\n  replicas: 5"}, // duplicate field
+	} {
+		if !strings.Contains(string(data), tc.from) {
+			t.Fatalf("worker-deployment.yaml has no %q to misspell", tc.from)
+		}
+		bad := strings.Replace(string(data), tc.from, tc.to, 1)
+		var o Objects
+		if err := o.add([]byte(bad)); err == nil {
+			t.Errorf("decoding worker-deployment.yaml with %q misspelt as %q succeeded, want an error", tc.from, tc.to)
+		}
+	}
+	var o Objects
+	if err := o.add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")); err == nil {
+		t.Error("decoding an unexpected kind succeeded, want an error")
+	}
+}
+
+// TestImagesMatchCompose: Kubernetes runs exactly the image Compose runs,
+// and never tries to pull it from a registry that has no such image.
+func TestImagesMatchCompose(t *testing.T) {
+	k, objs, c := setup(t)
+	want := c.Services["coordinator"].Image
+	if want == "" {
+		t.Fatal("compose coordinator has no image")
+	}
+	for name, s := range c.Services {
+		if s.Image != want {
+			t.Errorf("compose %s image = %q, want %q like the coordinator", name, s.Image, want)
+		}
+	}
+	repo, _, _ := strings.Cut(want, ":")
+	for _, img := range k.Images {
+		if img.Name != repo {
+			t.Errorf("kustomization images name = %q, want %q", img.Name, repo)
+		}
+		if img.NewName != "" || (img.NewTag != "" && repo+":"+img.NewTag != want) {
+			t.Errorf("kustomization images %+v turns %q into another image", img, want)
+		}
+	}
+	for _, p := range pods(objs) {
+		for _, ctr := range p.spec.Containers {
+			if ctr.Image != want {
+				t.Errorf("%s container %s image = %q, want %q (compose)", p.owner, ctr.Name, ctr.Image, want)
+			}
+			if ctr.ImagePullPolicy != corev1.PullIfNotPresent && ctr.ImagePullPolicy != corev1.PullNever {
+				t.Errorf("%s container %s imagePullPolicy = %q, want IfNotPresent or Never", p.owner, ctr.Name, ctr.ImagePullPolicy)
+			}
+		}
+	}
+}
+
+// container returns the only container of the one object of a kind.
+func onlyContainer(t *testing.T, p pod) corev1.Container {
+	t.Helper()
+	if len(p.spec.Containers) != 1 {
+		t.Fatalf("%s has %d containers, want 1", p.owner, len(p.spec.Containers))
+	}
+	return p.spec.Containers[0]
+}
+
+func args(c corev1.Container) []string { return append(slices.Clone(c.Command), c.Args...) }
+
+// flagPort returns the port of the HOST:PORT flag --name in args.
+func flagPort(t *testing.T, where string, args []string, name string) string {
+	t.Helper()
+	v, ok := FlagValue(args, name)
+	if !ok {
+		t.Fatalf("%s: no --%s in %q", where, name, args)
+	}
+	port, err := Port(v)
+	if err != nil {
+		t.Fatalf("%s: --%s %q: %v", where, name, v, err)
+	}
+	return port
+}
+
+// containerPort finds the named container port.
+func containerPort(t *testing.T, where string, c corev1.Container, name string) string {
+	t.Helper()
+	for _, p := range c.Ports {
+		if p.Name == name {
+			return strconv.Itoa(int(p.ContainerPort))
+		}
+	}
+	t.Fatalf("%s: no container port named %q", where, name)
+	return ""
+}
+
+// TestPortsAndProbesMatchCompose: the coordinator's gRPC port, the workers'
+// health port, the Service and every probe agree, here and in Compose.
+func TestPortsAndProbesMatchCompose(t *testing.T) {
+	_, objs, c := setup(t)
+	if len(objs.Jobs) != 1 || len(objs.Deployments) != 1 || len(objs.Services) != 1 {
+		t.Fatal("want one Job, one Deployment and one Service")
+	}
+
+	// Compose: what the rest must match.
+	cargs, err := c.Services["coordinator"].Args()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wargs, err := c.Services["worker"].Args()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grpcPort := flagPort(t, "compose coordinator", cargs, "listen")
+	healthPort := flagPort(t, "compose worker", wargs, "health-listen")
+	if got := flagPort(t, "compose worker", wargs, "join"); got != grpcPort {
+		t.Errorf("compose worker --join port = %s, want the coordinator's --listen port %s", got, grpcPort)
+	}
+	if join, _ := FlagValue(wargs, "join"); !strings.HasPrefix(join, "coordinator:") {
+		t.Errorf("compose worker --join = %q, want the coordinator service", join)
+	}
+	for name, port := range map[string]string{"coordinator": grpcPort, "worker": healthPort} {
+		s := c.Services[name]
+		if !slices.Contains(s.Expose, port) {
+			t.Errorf("compose %s expose = %v, want %s", name, s.Expose, port)
+		}
+		if s.Healthcheck != nil {
+			if got := flagPort(t, "compose "+name+" healthcheck", s.Healthcheck.Test, "addr"); got != port {
+				t.Errorf("compose %s healthcheck port = %s, want %s", name, got, port)
+			}
+		}
+	}
+	if cond := c.Services["worker"].DependsOn["coordinator"].Condition; cond != "service_healthy" {
+		t.Errorf("compose worker depends_on coordinator condition = %q, want service_healthy", cond)
+	}
+
+	// The coordinator Job.
+	job := pods(Objects{Jobs: objs.Jobs})[0]
+	coord := onlyContainer(t, job)
+	if got := flagPort(t, job.owner, args(coord), "listen"); got != grpcPort {
+		t.Errorf("%s --listen port = %s, want %s (compose)", job.owner, got, grpcPort)
+	}
+	if got := containerPort(t, job.owner, coord, "grpc"); got != grpcPort {
+		t.Errorf("%s container port grpc = %s, want %s", job.owner, got, grpcPort)
+	}
+	checkProbes(t, job.owner, coord, grpcPort)
+
+	// The Service in front of it.
+	svc := objs.Services[0]
+	if len(svc.Spec.Ports) != 1 {
+		t.Fatalf("Service/%s has %d ports, want 1", svc.Name, len(svc.Spec.Ports))
+	}
+	sp := svc.Spec.Ports[0]
+	if strconv.Itoa(int(sp.Port)) != grpcPort {
+		t.Errorf("Service/%s port = %d, want %s", svc.Name, sp.Port, grpcPort)
+	}
+	if sp.TargetPort != intstr.FromString("grpc") && sp.TargetPort.String() != grpcPort {
+		t.Errorf("Service/%s targetPort = %s, want grpc or %s", svc.Name, sp.TargetPort.String(), grpcPort)
+	}
+	for k, v := range svc.Spec.Selector {
+		if job.label[k] != v {
+			t.Errorf("Service/%s selector %s=%s does not match the %s pod labels %v", svc.Name, k, v, job.owner, job.label)
+		}
+	}
+	if len(svc.Spec.Selector) == 0 {
+		t.Errorf("Service/%s has no selector", svc.Name)
+	}
+
+	// The worker Deployment.
+	dep := objs.Deployments[0]
+	wp := pods(Objects{Deployments: objs.Deployments})[0]
+	worker := onlyContainer(t, wp)
+	wantJoin := svc.Name + ":" + grpcPort
+	if join, _ := FlagValue(args(worker), "join"); join != wantJoin {
+		t.Errorf("%s --join = %q, want %q (the Service)", wp.owner, join, wantJoin)
+	}
+	if got := flagPort(t, wp.owner, args(worker), "health-listen"); got != healthPort {
+		t.Errorf("%s --health-listen port = %s, want %s (compose)", wp.owner, got, healthPort)
+	}
+	if got := containerPort(t, wp.owner, worker, "health"); got != healthPort {
+		t.Errorf("%s container port health = %s, want %s", wp.owner, got, healthPort)
+	}
+	checkProbes(t, wp.owner, worker, healthPort)
+	for k, v := range dep.Spec.Selector.MatchLabels {
+		if wp.label[k] != v {
+			t.Errorf("%s selector %s=%s does not match its pod labels", wp.owner, k, v)
+		}
+	}
+	for k, v := range svc.Spec.Selector {
+		if wp.label[k] != v {
+			return // good: the Service does not select workers
+		}
+	}
+	t.Errorf("Service/%s selector %v also selects the workers", svc.Name, svc.Spec.Selector)
+}
+
+// checkProbes wants native gRPC liveness and readiness probes on port.
+func checkProbes(t *testing.T, owner string, c corev1.Container, port string) {
+	t.Helper()
+	for kind, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
+		switch {
+		case p == nil:
+			t.Errorf("%s container %s has no %s probe", owner, c.Name, kind)
+		case p.GRPC == nil:
+			t.Errorf("%s container %s %s probe is not a gRPC probe", owner, c.Name, kind)
+		case strconv.Itoa(int(p.GRPC.Port)) != port:
+			t.Errorf("%s container %s %s probe port = %d, want %s", owner, c.Name, kind, p.GRPC.Port, port)
+		}
+	}
+}
+
+// TestSecurity: non-root, read-only root filesystem, no privilege
+// escalation, every capability dropped, bounded resources; the same user and
+// hardening in Compose.
+func TestSecurity(t *testing.T) {
+	_, objs, c := setup(t)
+	for name, s := range c.Services {
+		if s.User == "" || strings.HasPrefix(s.User, "0") || s.User == "root" {
+			t.Errorf("compose %s user = %q, want a numeric non-root user", name, s.User)
+		}
+		if !s.ReadOnly {
+			t.Errorf("compose %s read_only = false, want true", name)
+		}
+		if !slices.Contains(s.CapDrop, "ALL") {
+			t.Errorf("compose %s cap_drop = %v, want ALL", name, s.CapDrop)
+		}
+	}
+	uid, _, _ := strings.Cut(c.Services["coordinator"].User, ":")
+
+	for _, p := range pods(objs) {
+		if p.spec.AutomountServiceAccountToken == nil || *p.spec.AutomountServiceAccountToken {
+			t.Errorf("%s automountServiceAccountToken is not false (nqueens never calls the API server)", p.owner)
+		}
+		if p.spec.HostNetwork || p.spec.HostPID || p.spec.HostIPC {
+			t.Errorf("%s shares a host namespace", p.owner)
+		}
+		psc := p.spec.SecurityContext
+		if psc == nil {
+			psc = &corev1.PodSecurityContext{}
+		}
+		for _, ctr := range append(slices.Clone(p.spec.InitContainers), p.spec.Containers...) {
+			where := p.owner + " container " + ctr.Name
+			sc := ctr.SecurityContext
+			if sc == nil {
+				t.Errorf("%s has no securityContext", where)
+				continue
+			}
+			nonRoot := sc.RunAsNonRoot
+			if nonRoot == nil {
+				nonRoot = psc.RunAsNonRoot
+			}
+			if nonRoot == nil || !*nonRoot {
+				t.Errorf("%s runAsNonRoot is not true", where)
+			}
+			user := sc.RunAsUser
+			if user == nil {
+				user = psc.RunAsUser
+			}
+			if user == nil || *user == 0 {
+				t.Errorf("%s runAsUser is not set to a non-root uid", where)
+			} else if strconv.FormatInt(*user, 10) != uid {
+				t.Errorf("%s runAsUser = %d, want %s like compose and the image", where, *user, uid)
+			}
+			if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+				t.Errorf("%s readOnlyRootFilesystem is not true", where)
+			}
+			if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+				t.Errorf("%s allowPrivilegeEscalation is not false", where)
+			}
+			if sc.Privileged != nil && *sc.Privileged {
+				t.Errorf("%s is privileged", where)
+			}
+			if sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) > 0 {
+				t.Errorf("%s capabilities = %+v, want drop ALL and add none", where, sc.Capabilities)
+			}
+			for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				req, okReq := ctr.Resources.Requests[res]
+				lim, okLim := ctr.Resources.Limits[res]
+				if !okReq || !okLim {
+					t.Errorf("%s has no %s request and limit", where, res)
+					continue
+				}
+				if req.Cmp(lim) > 0 {
+					t.Errorf("%s %s request %s > limit %s", where, res, req.String(), lim.String())
+				}
+			}
+		}
+	}
+}
+
+// TestTokenFromSecret: the join token reaches every container from a Secret
+// of the kustomization, never as a literal, and Compose shares one token.
+func TestTokenFromSecret(t *testing.T) {
+	_, objs, c := setup(t)
+	secrets := map[string]corev1.Secret{}
+	for _, s := range objs.Secrets {
+		secrets[s.Name] = s
+	}
+	for _, p := range pods(objs) {
+		for _, ctr := range p.spec.Containers {
+			where := p.owner + " container " + ctr.Name
+			i := slices.IndexFunc(ctr.Env, func(e corev1.EnvVar) bool { return e.Name == tokenEnv })
+			if i < 0 {
+				t.Errorf("%s has no %s", where, tokenEnv)
+				continue
+			}
+			e := ctr.Env[i]
+			if e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
+				t.Errorf("%s %s is not from a Secret", where, tokenEnv)
+				continue
+			}
+			ref := e.ValueFrom.SecretKeyRef
+			s, ok := secrets[ref.Name]
+			if !ok {
+				t.Errorf("%s %s names Secret %q, which the kustomization does not hold", where, tokenEnv, ref.Name)
+				continue
+			}
+			_, inString := s.StringData[ref.Key]
+			_, inData := s.Data[ref.Key]
+			if !inString && !inData {
+				t.Errorf("%s %s names key %q, which Secret/%s does not have", where, tokenEnv, ref.Key, s.Name)
+			}
+		}
+	}
+	want := c.Services["coordinator"].Environment[tokenEnv]
+	for name, s := range c.Services {
+		if got := s.Environment[tokenEnv]; got == "" || got != want {
+			t.Errorf("compose %s %s = %q, want the coordinator's %q", name, tokenEnv, got, want)
+		}
+	}
+}
+
+func TestFlagValue(t *testing.T) {
+	args := []string{"worker", "--join", "a:1", "--slots=2", "-name", "w", "-x=y", "--json"}
+	for _, tc := range []struct {
+		name, want string
+		ok         bool
+	}{
+		{"join", "a:1", true}, {"slots", "2", true}, {"name", "w", true}, {"x", "y", true},
+		{"json", "", false}, {"missing", "", false}, {"worker", "", false},
+	} {
+		if got, ok := FlagValue(args, tc.name); got != tc.want || ok != tc.ok {
+			t.Errorf("FlagValue(%q, %q) = %q, %v, want %q, %v", args, tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestInterpolate(t *testing.T) {
+	for in, want := range map[string]string{
+		"${NQUEENS_IMAGE:-nqueens:dev}": "nqueens:dev",
+		"--n ${N-14} x":                 "--n 14 x",
+		"a ${EMPTY:-} b ${UNSET}":       "a  b ",
+		"plain":                         "plain",
+	} {
+		if got := Interpolate(in); got != want {
+			t.Errorf("Interpolate(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDockerfileMatchesCompose: the image runs as the same user, and its
+// HEALTHCHECK probes the port that both roles serve health on.
+func TestDockerfileMatchesCompose(t *testing.T) {
+	_, _, c := setup(t)
+	data, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Join continuation lines, then index instructions by keyword.
+	text := strings.ReplaceAll(string(data), "\\\n", " ")
+	instr := map[string][]string{}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		instr[strings.ToUpper(f[0])] = append(instr[strings.ToUpper(f[0])], strings.Join(f[1:], " "))
+	}
+	if got := instr["FROM"]; len(got) != 1 || got[0] != "scratch" {
+		t.Errorf("Dockerfile FROM = %q, want only scratch", got)
+	}
+	if got, want := instr["USER"], c.Services["coordinator"].User; len(got) != 1 || got[0] != want {
+		t.Errorf("Dockerfile USER = %q, want %q like compose", got, want)
+	}
+	hc := instr["HEALTHCHECK"]
+	if len(hc) != 1 {
+		t.Fatalf("Dockerfile has %d HEALTHCHECK lines, want 1", len(hc))
+	}
+	_, cmd, ok := strings.Cut(hc[0], "CMD ")
+	if !ok || !strings.HasPrefix(cmd, "[") {
+		t.Fatalf("HEALTHCHECK %q is not exec form (CMD [...]): a scratch image has no shell", hc[0])
+	}
+	var argv []string
+	for _, a := range strings.Split(strings.Trim(cmd, "[] "), ",") {
+		argv = append(argv, strings.Trim(strings.TrimSpace(a), `"`))
+	}
+	probe := flagPort(t, "Dockerfile HEALTHCHECK", argv, "addr")
+	cargs, _ := c.Services["coordinator"].Args()
+	wargs, _ := c.Services["worker"].Args()
+	for what, port := range map[string]string{
+		"coordinator --listen":   flagPort(t, "compose coordinator", cargs, "listen"),
+		"worker --health-listen": flagPort(t, "compose worker", wargs, "health-listen"),
+	} {
+		if port != probe {
+			t.Errorf("Dockerfile HEALTHCHECK probes port %s, but compose %s is on %s", probe, what, port)
+		}
+	}
+	if got := instr["EXPOSE"]; !slices.Contains(got, probe) {
+		t.Errorf("Dockerfile EXPOSE = %q, want %s", got, probe)
+	}
+}
