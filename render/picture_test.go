@@ -326,3 +326,19 @@ func BenchmarkPNGN8(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkSinkPNG100(b *testing.B) {
+	sols := firstSolutions(b, 8, 100)
+	for i := 0; i < b.N; i++ {
+		s, err := Open(Options{N: 8, PNGDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, cols := range sols {
+			s.Write(cols)
+		}
+		if err := s.Close(92); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
