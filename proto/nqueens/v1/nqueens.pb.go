@@ -639,8 +639,9 @@ func (x *Ready) GetCredits() uint32 {
 // this worker are ignored.
 type Heartbeat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// task_ids are the tasks the worker is running.
-	TaskIds       []*TaskId `protobuf:"bytes,1,rep,name=task_ids,json=taskIds,proto3" json:"task_ids,omitempty"`
+	// lease_ids are the leases (from Assign) of the tasks the worker is
+	// running.
+	LeaseIds      []uint64 `protobuf:"varint,1,rep,packed,name=lease_ids,json=leaseIds,proto3" json:"lease_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -675,9 +676,9 @@ func (*Heartbeat) Descriptor() ([]byte, []int) {
 	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *Heartbeat) GetTaskIds() []*TaskId {
+func (x *Heartbeat) GetLeaseIds() []uint64 {
 	if x != nil {
-		return x.TaskIds
+		return x.LeaseIds
 	}
 	return nil
 }
@@ -695,6 +696,9 @@ type SolutionBatch struct {
 	Seq uint32 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
 	// count is the number of solutions in packed.
 	Count uint32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	// lease_id is the Assign's lease_id: it names the attempt, so batches of
+	// an earlier, cancelled attempt of the same task are never mixed in.
+	LeaseId uint64 `protobuf:"varint,5,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
 	// packed holds count solutions of n bytes each: byte r is the 0-based
 	// column of the queen in row r. It stays well under gRPC's 4 MiB message
 	// limit (the worker cuts batches at 64 KiB).
@@ -754,6 +758,13 @@ func (x *SolutionBatch) GetCount() uint32 {
 	return 0
 }
 
+func (x *SolutionBatch) GetLeaseId() uint64 {
+	if x != nil {
+		return x.LeaseId
+	}
+	return 0
+}
+
 func (x *SolutionBatch) GetPacked() []byte {
 	if x != nil {
 		return x.Packed
@@ -775,7 +786,15 @@ type Result struct {
 	// nodes is the number of search nodes the worker visited.
 	Nodes uint64 `protobuf:"varint,4,opt,name=nodes,proto3" json:"nodes,omitempty"`
 	// elapsed is the worker's wall time for the task.
-	Elapsed       *durationpb.Duration `protobuf:"bytes,5,opt,name=elapsed,proto3" json:"elapsed,omitempty"`
+	Elapsed *durationpb.Duration `protobuf:"bytes,5,opt,name=elapsed,proto3" json:"elapsed,omitempty"`
+	// lease_id is the Assign's lease_id. A result that arrives after its lease
+	// was taken back (late) is still committed when the task has no committed
+	// result yet; otherwise it is compared and dropped.
+	LeaseId uint64 `protobuf:"varint,6,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// failure is non-empty when the worker could not run the task (for
+	// example a prefix its solver rejects); the counts are then ignored and the
+	// attempt counts toward the task's retry cap.
+	Failure       string `protobuf:"bytes,7,opt,name=failure,proto3" json:"failure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -845,12 +864,26 @@ func (x *Result) GetElapsed() *durationpb.Duration {
 	return nil
 }
 
+func (x *Result) GetLeaseId() uint64 {
+	if x != nil {
+		return x.LeaseId
+	}
+	return 0
+}
+
+func (x *Result) GetFailure() string {
+	if x != nil {
+		return x.Failure
+	}
+	return ""
+}
+
 // Release hands unfinished tasks back (a worker shutting down); they go to
 // the front of the queue at once and it does not count as a failed attempt.
 type Release struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// task_ids are the tasks given back.
-	TaskIds       []*TaskId `protobuf:"bytes,1,rep,name=task_ids,json=taskIds,proto3" json:"task_ids,omitempty"`
+	// lease_ids are the leases given back.
+	LeaseIds      []uint64 `protobuf:"varint,1,rep,packed,name=lease_ids,json=leaseIds,proto3" json:"lease_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -885,9 +918,9 @@ func (*Release) Descriptor() ([]byte, []int) {
 	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{9}
 }
 
-func (x *Release) GetTaskIds() []*TaskId {
+func (x *Release) GetLeaseIds() []uint64 {
 	if x != nil {
-		return x.TaskIds
+		return x.LeaseIds
 	}
 	return nil
 }
@@ -1030,7 +1063,10 @@ type Assign struct {
 	// deadline is when the lease ends, on the coordinator's clock, unless a
 	// Heartbeat extends it. It is advisory: clocks differ, so workers rely on
 	// heartbeat_interval instead.
-	Deadline      *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// lease_id names this lease (one attempt at the task), unique within the
+	// job; heartbeats, batches, results and releases refer to it.
+	LeaseId       uint64 `protobuf:"varint,7,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1107,6 +1143,13 @@ func (x *Assign) GetDeadline() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Assign) GetLeaseId() uint64 {
+	if x != nil {
+		return x.LeaseId
+	}
+	return 0
+}
+
 // Cancel takes a task back: its lease expired, another attempt was
 // committed first, or the job ended. The worker stops the task, sends
 // nothing more for it and returns the credit with Ready.
@@ -1114,6 +1157,8 @@ type Cancel struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// task_id is the cancelled task.
 	TaskId *TaskId `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// lease_id is the cancelled lease.
+	LeaseId uint64 `protobuf:"varint,3,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
 	// reason is a human explanation for logs.
 	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1155,6 +1200,13 @@ func (x *Cancel) GetTaskId() *TaskId {
 		return x.TaskId
 	}
 	return nil
+}
+
+func (x *Cancel) GetLeaseId() uint64 {
+	if x != nil {
+		return x.LeaseId
+	}
+	return 0
 }
 
 func (x *Cancel) GetReason() string {
@@ -1309,37 +1361,42 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\x03msg\">\n" +
 	"\x05Ready\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12\x18\n" +
-	"\acredits\x18\x02 \x01(\rR\acredits\":\n" +
-	"\tHeartbeat\x12-\n" +
-	"\btask_ids\x18\x01 \x03(\v2\x12.nqueens.v1.TaskIdR\ataskIds\"|\n" +
+	"\acredits\x18\x02 \x01(\rR\acredits\"(\n" +
+	"\tHeartbeat\x12\x1b\n" +
+	"\tlease_ids\x18\x01 \x03(\x04R\bleaseIds\"\x97\x01\n" +
 	"\rSolutionBatch\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\rR\x03seq\x12\x14\n" +
-	"\x05count\x18\x03 \x01(\rR\x05count\x12\x16\n" +
-	"\x06packed\x18\x04 \x01(\fR\x06packed\"\xae\x01\n" +
+	"\x05count\x18\x03 \x01(\rR\x05count\x12\x19\n" +
+	"\blease_id\x18\x05 \x01(\x04R\aleaseId\x12\x16\n" +
+	"\x06packed\x18\x04 \x01(\fR\x06packed\"\xe3\x01\n" +
 	"\x06Result\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x04R\x05total\x12\x16\n" +
 	"\x06unique\x18\x03 \x01(\x04R\x06unique\x12\x14\n" +
 	"\x05nodes\x18\x04 \x01(\x04R\x05nodes\x123\n" +
-	"\aelapsed\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\aelapsed\"8\n" +
-	"\aRelease\x12-\n" +
-	"\btask_ids\x18\x01 \x03(\v2\x12.nqueens.v1.TaskIdR\ataskIds\"\xc1\x01\n" +
+	"\aelapsed\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\aelapsed\x12\x19\n" +
+	"\blease_id\x18\x06 \x01(\x04R\aleaseId\x12\x18\n" +
+	"\afailure\x18\a \x01(\tR\afailure\"&\n" +
+	"\aRelease\x12\x1b\n" +
+	"\tlease_ids\x18\x01 \x03(\x04R\bleaseIds\"\xc1\x01\n" +
 	"\fWorkResponse\x12,\n" +
 	"\x06assign\x18\x01 \x01(\v2\x12.nqueens.v1.AssignH\x00R\x06assign\x12,\n" +
 	"\x06cancel\x18\x02 \x01(\v2\x12.nqueens.v1.CancelH\x00R\x06cancel\x12#\n" +
 	"\x03ack\x18\x03 \x01(\v2\x0f.nqueens.v1.AckH\x00R\x03ack\x12)\n" +
 	"\x05drain\x18\x04 \x01(\v2\x11.nqueens.v1.DrainH\x00R\x05drainB\x05\n" +
-	"\x03msg\"\xe4\x01\n" +
+	"\x03msg\"\xff\x01\n" +
 	"\x06Assign\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\f\n" +
 	"\x01n\x18\x02 \x01(\rR\x01n\x12(\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x14.nqueens.v1.TaskKindR\x04kind\x12\x16\n" +
 	"\x06prefix\x18\x04 \x03(\rR\x06prefix\x12%\n" +
 	"\x0ewant_solutions\x18\x05 \x01(\bR\rwantSolutions\x126\n" +
-	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"M\n" +
+	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x19\n" +
+	"\blease_id\x18\a \x01(\x04R\aleaseId\"h\n" +
 	"\x06Cancel\x12+\n" +
-	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\x16\n" +
+	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\x19\n" +
+	"\blease_id\x18\x03 \x01(\x04R\aleaseId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xfb\x01\n" +
 	"\x03Ack\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x121\n" +
@@ -1407,30 +1464,28 @@ var file_nqueens_v1_nqueens_proto_depIdxs = []int32{
 	9,  // 6: nqueens.v1.WorkRequest.solution_batch:type_name -> nqueens.v1.SolutionBatch
 	10, // 7: nqueens.v1.WorkRequest.result:type_name -> nqueens.v1.Result
 	11, // 8: nqueens.v1.WorkRequest.release:type_name -> nqueens.v1.Release
-	2,  // 9: nqueens.v1.Heartbeat.task_ids:type_name -> nqueens.v1.TaskId
-	2,  // 10: nqueens.v1.SolutionBatch.task_id:type_name -> nqueens.v1.TaskId
-	2,  // 11: nqueens.v1.Result.task_id:type_name -> nqueens.v1.TaskId
-	17, // 12: nqueens.v1.Result.elapsed:type_name -> google.protobuf.Duration
-	2,  // 13: nqueens.v1.Release.task_ids:type_name -> nqueens.v1.TaskId
-	13, // 14: nqueens.v1.WorkResponse.assign:type_name -> nqueens.v1.Assign
-	14, // 15: nqueens.v1.WorkResponse.cancel:type_name -> nqueens.v1.Cancel
-	15, // 16: nqueens.v1.WorkResponse.ack:type_name -> nqueens.v1.Ack
-	16, // 17: nqueens.v1.WorkResponse.drain:type_name -> nqueens.v1.Drain
-	2,  // 18: nqueens.v1.Assign.task_id:type_name -> nqueens.v1.TaskId
-	0,  // 19: nqueens.v1.Assign.kind:type_name -> nqueens.v1.TaskKind
-	18, // 20: nqueens.v1.Assign.deadline:type_name -> google.protobuf.Timestamp
-	2,  // 21: nqueens.v1.Cancel.task_id:type_name -> nqueens.v1.TaskId
-	2,  // 22: nqueens.v1.Ack.task_id:type_name -> nqueens.v1.TaskId
-	1,  // 23: nqueens.v1.Ack.outcome:type_name -> nqueens.v1.Ack.Outcome
-	3,  // 24: nqueens.v1.CoordinatorService.Join:input_type -> nqueens.v1.JoinRequest
-	6,  // 25: nqueens.v1.CoordinatorService.Work:input_type -> nqueens.v1.WorkRequest
-	4,  // 26: nqueens.v1.CoordinatorService.Join:output_type -> nqueens.v1.JoinResponse
-	12, // 27: nqueens.v1.CoordinatorService.Work:output_type -> nqueens.v1.WorkResponse
-	26, // [26:28] is the sub-list for method output_type
-	24, // [24:26] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	2,  // 9: nqueens.v1.SolutionBatch.task_id:type_name -> nqueens.v1.TaskId
+	2,  // 10: nqueens.v1.Result.task_id:type_name -> nqueens.v1.TaskId
+	17, // 11: nqueens.v1.Result.elapsed:type_name -> google.protobuf.Duration
+	13, // 12: nqueens.v1.WorkResponse.assign:type_name -> nqueens.v1.Assign
+	14, // 13: nqueens.v1.WorkResponse.cancel:type_name -> nqueens.v1.Cancel
+	15, // 14: nqueens.v1.WorkResponse.ack:type_name -> nqueens.v1.Ack
+	16, // 15: nqueens.v1.WorkResponse.drain:type_name -> nqueens.v1.Drain
+	2,  // 16: nqueens.v1.Assign.task_id:type_name -> nqueens.v1.TaskId
+	0,  // 17: nqueens.v1.Assign.kind:type_name -> nqueens.v1.TaskKind
+	18, // 18: nqueens.v1.Assign.deadline:type_name -> google.protobuf.Timestamp
+	2,  // 19: nqueens.v1.Cancel.task_id:type_name -> nqueens.v1.TaskId
+	2,  // 20: nqueens.v1.Ack.task_id:type_name -> nqueens.v1.TaskId
+	1,  // 21: nqueens.v1.Ack.outcome:type_name -> nqueens.v1.Ack.Outcome
+	3,  // 22: nqueens.v1.CoordinatorService.Join:input_type -> nqueens.v1.JoinRequest
+	6,  // 23: nqueens.v1.CoordinatorService.Work:input_type -> nqueens.v1.WorkRequest
+	4,  // 24: nqueens.v1.CoordinatorService.Join:output_type -> nqueens.v1.JoinResponse
+	12, // 25: nqueens.v1.CoordinatorService.Work:output_type -> nqueens.v1.WorkResponse
+	24, // [24:26] is the sub-list for method output_type
+	22, // [22:24] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_nqueens_v1_nqueens_proto_init() }

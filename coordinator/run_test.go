@@ -1,0 +1,57 @@
+package coordinator
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Named timeouts: each bounds one kind of wait, so a hang fails the test
+// with a message instead of eating the whole test budget.
+const (
+	runTimeout   = 60 * time.Second // one small job through the cluster
+	eventTimeout = 20 * time.Second // waiting for one expected event
+)
+
+// known is DESIGN.md §5: solutions and fundamental solutions.
+var known = []struct{ total, unique uint64 }{
+	{}, {1, 1}, {0, 0}, {0, 0}, {2, 1}, {10, 2}, {4, 1}, {40, 6}, {92, 12}, {352, 46},
+	{724, 92}, {2680, 341}, {14200, 1787}, {73712, 9233}, {365596, 45752}, {2279184, 285053},
+}
+
+// testConfig is a quiet loopback config for board n.
+func testConfig(n, workers int) Config {
+	c := NewConfig(n)
+	c.Workers = workers
+	c.Listen = "127.0.0.1:0"
+	c.Progress = ProgressOff
+	c.Stdout, c.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	c.DrainTimeout = 5 * time.Second
+	return c
+}
+
+func runJob(t *testing.T, cfg Config) Summary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	s, err := Run(ctx, cfg, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatalf("Run(n=%d): %v", cfg.N, err)
+	}
+	return s
+}
+
+func TestCountsThroughCluster(t *testing.T) {
+	for n := 1; n <= 12; n++ {
+		s := runJob(t, testConfig(n, 3))
+		if s.Solutions != known[n].total || s.Unique != known[n].unique {
+			t.Errorf("Run(n=%d) = %d solutions, %d fundamental; want %d, %d", n, s.Solutions, s.Unique, known[n].total, known[n].unique)
+		}
+		if !s.Complete || s.Committed != s.Tasks || s.Conflicts != 0 {
+			t.Errorf("Run(n=%d): complete %v, %d of %d tasks, %d conflicts", n, s.Complete, s.Committed, s.Tasks, s.Conflicts)
+		}
+	}
+}

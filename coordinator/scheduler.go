@@ -1,0 +1,596 @@
+package coordinator
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
+)
+
+// maxCredits caps the credits one worker may hold, so a broken or hostile
+// peer cannot make the coordinator lease it the whole plan.
+const maxCredits = 4096
+
+// Clock tells the time for lease deadlines. Tests inject a fake clock to
+// expire leases without waiting for them.
+type Clock interface {
+	Now() time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// Journal makes commits durable (issue 6). Commit is called once per task,
+// under the scheduler's lock, after the result was validated and before the
+// worker is acknowledged or the result counts; if it fails, the job fails.
+// Without a journal commits live in memory only.
+type Journal interface {
+	Commit(index int, c solver.Counts) error
+}
+
+// Stats counts what the scheduler dropped or redid; they appear in --json.
+type Stats struct {
+	Conflicts  uint64 // results for committed tasks whose counts differ (logged as errors)
+	Duplicates uint64 // results for committed tasks with equal counts
+	Rejected   uint64 // results or batches for unknown tasks, other plans, foreign leases, invalid solutions
+	Requeued   uint64 // leases taken back (broken stream, expiry, release, rejection)
+	Expired    uint64 // leases that ran out without a heartbeat
+}
+
+// lease is one attempt at a task by one worker session.
+type lease struct {
+	id       uint64
+	task     int
+	sess     *session
+	deadline time.Time
+	live     bool // false once taken back or finished; kept for late results
+}
+
+// taskState is the scheduler's record of one task of the plan.
+type taskState struct {
+	committed bool
+	counts    solver.Counts
+	failures  int    // attempts that ended without a result (retry cap)
+	lease     *lease // the live lease, nil when queued or committed
+	queued    bool   // in the retry heap
+}
+
+// scheduler owns the job's bookkeeping: which task is queued, leased to
+// whom until when, or committed with which counts. Every method takes mu;
+// nothing in it blocks on the network (messages to workers go to
+// unbounded per-session outboxes that sender goroutines drain).
+type scheduler struct {
+	plan        solver.Plan
+	fingerprint uint64
+	leaseLen    time.Duration
+	maxAttempts int
+	want        bool // tasks stream their solutions
+	clock       Clock
+	log         hclog.Logger
+	journal     Journal
+	// published receives each committed task index with its spilled
+	// solutions (want only); it is called under mu and must not block.
+	published func(index int, path string)
+
+	mu sync.Mutex
+	// mu guards every field below.
+	tasks     []taskState
+	retry     indexHeap           // tasks taken back, lowest index first; served before fresh ones
+	next      int                 // next task never leased
+	sessions  map[string]*session // joined workers by id
+	leases    map[uint64]*lease   // every lease of the job by id, live or not
+	nextLease uint64
+	nextWID   uint64
+	committed int
+	solutions uint64 // committed solutions so far, for progress only
+	stats     Stats
+	err       error // the job failed
+	draining  bool  // no more assignments; new sessions are drained at once
+	peak      int   // most sessions attached at once
+	done      chan struct{}
+}
+
+func newScheduler(plan solver.Plan, leaseLen time.Duration, maxAttempts int, want bool, clock Clock, log hclog.Logger) *scheduler {
+	return &scheduler{
+		plan:        plan,
+		fingerprint: plan.Fingerprint(),
+		leaseLen:    leaseLen,
+		maxAttempts: maxAttempts,
+		want:        want,
+		clock:       clock,
+		log:         log,
+		tasks:       make([]taskState, len(plan.Tasks)),
+		sessions:    make(map[string]*session),
+		leases:      make(map[uint64]*lease),
+		done:        make(chan struct{}),
+	}
+}
+
+// restore marks a task committed before any worker joins (a resumed job).
+func (s *scheduler) restore(index int, c solver.Counts) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if index < 0 || index >= len(s.tasks) {
+		return fmt.Errorf("restore task %d: plan has %d tasks", index, len(s.tasks))
+	}
+	t := &s.tasks[index]
+	if !t.committed {
+		t.committed, t.counts = true, c
+		s.committed++
+		s.solutions += c.Total
+	}
+	s.finishIfDoneLocked()
+	return nil
+}
+
+// checkDone finishes a job that has nothing left to do (an empty plan, or
+// every task restored).
+func (s *scheduler) checkDone() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finishIfDoneLocked()
+}
+
+// join registers a worker and returns its session id.
+func (s *scheduler) join(name string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextWID++
+	sess := &session{
+		id:   fmt.Sprintf("w%d", s.nextWID),
+		name: name,
+		held: make(map[uint64]*lease),
+		out:  newOutbox(),
+	}
+	s.sessions[sess.id] = sess
+	return sess
+}
+
+// attach binds a Work stream to a joined session and grants its first
+// credits. A session attaches once.
+func (s *scheduler) attach(id string, credits uint32) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess := s.sessions[id]
+	if sess == nil {
+		return nil, fmt.Errorf("unknown worker id %q: call Join first", id)
+	}
+	if sess.attached {
+		return nil, fmt.Errorf("worker id %q already has a Work stream", id)
+	}
+	sess.attached = true
+	live := 0
+	for _, o := range s.sessions {
+		if o.attached && !o.gone {
+			live++
+		}
+	}
+	s.peak = max(s.peak, live)
+	if s.draining || s.err != nil || s.committed == len(s.tasks) {
+		sess.out.push(drainMsg("job is over"))
+		return sess, nil
+	}
+	s.addCreditsLocked(sess, credits)
+	return sess, nil
+}
+
+// ready grants a session more credits.
+func (s *scheduler) ready(sess *session, credits uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addCreditsLocked(sess, credits)
+}
+
+func (s *scheduler) addCreditsLocked(sess *session, credits uint32) {
+	sess.credits = min(sess.credits+int(credits), maxCredits)
+	s.dispatchLocked()
+}
+
+// dispatchLocked leases queued tasks to sessions with credits.
+func (s *scheduler) dispatchLocked() {
+	if s.draining || s.err != nil {
+		return
+	}
+	for _, sess := range s.sessions {
+		for sess.attached && !sess.gone && sess.credits > 0 {
+			idx, ok := s.popLocked()
+			if !ok {
+				return
+			}
+			s.leaseLocked(sess, idx)
+		}
+	}
+}
+
+// popLocked returns the next task to lease: taken-back tasks first (lowest
+// index first, so ordered output stays contiguous), then fresh ones.
+func (s *scheduler) popLocked() (int, bool) {
+	for s.retry.Len() > 0 {
+		i := heap.Pop(&s.retry).(int)
+		t := &s.tasks[i]
+		t.queued = false
+		if !t.committed && t.lease == nil {
+			return i, true
+		}
+	}
+	for s.next < len(s.tasks) {
+		i := s.next
+		s.next++
+		if t := &s.tasks[i]; !t.committed && t.lease == nil {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (s *scheduler) leaseLocked(sess *session, idx int) {
+	s.nextLease++
+	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: s.clock.Now().Add(s.leaseLen), live: true}
+	s.leases[l.id] = l
+	s.tasks[idx].lease = l
+	sess.held[l.id] = l
+	sess.credits--
+	task := s.plan.Tasks[idx]
+	prefix := make([]uint32, len(task.Prefix))
+	for i, c := range task.Prefix {
+		prefix[i] = uint32(c)
+	}
+	sess.out.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Assign{Assign: &nqueenspb.Assign{
+		TaskId:        s.taskID(idx),
+		N:             uint32(s.plan.N),
+		Kind:          kindToProto(s.plan.Kind),
+		Prefix:        prefix,
+		WantSolutions: s.want,
+		Deadline:      timestamppb.New(l.deadline),
+		LeaseId:       l.id,
+	}}})
+}
+
+func (s *scheduler) taskID(idx int) *nqueenspb.TaskId {
+	return &nqueenspb.TaskId{PlanFingerprint: s.fingerprint, Index: uint32(idx)}
+}
+
+// takeBackLocked ends a live lease without a result and queues its task at
+// the front. A failure counts toward the task's retry cap; when the cap is
+// reached the job fails.
+func (s *scheduler) takeBackLocked(l *lease, failure bool, reason string) {
+	if !l.live {
+		return
+	}
+	l.live = false
+	delete(l.sess.held, l.id)
+	t := &s.tasks[l.task]
+	if t.lease == l {
+		t.lease = nil
+	}
+	s.stats.Requeued++
+	if failure {
+		t.failures++
+		if t.failures >= s.maxAttempts && !t.committed {
+			s.failLocked(fmt.Errorf("task %d failed %d times (last: %s); giving up (retry cap --max-attempts)", l.task, t.failures, reason))
+			return
+		}
+	}
+	if !t.committed && !t.queued {
+		heap.Push(&s.retry, l.task)
+		t.queued = true
+	}
+}
+
+// heartbeat extends the leases a session still holds.
+func (s *scheduler) heartbeat(sess *session, ids []uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	deadline := s.clock.Now().Add(s.leaseLen)
+	for _, id := range ids {
+		if l := sess.held[id]; l != nil {
+			l.deadline = deadline
+		}
+	}
+}
+
+// release hands leases back unfinished (a worker shutting down). It does
+// not count against the tasks' retry caps.
+func (s *scheduler) release(sess *session, ids []uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		if l := sess.held[id]; l != nil {
+			s.takeBackLocked(l, false, "released")
+		}
+	}
+	s.dispatchLocked()
+}
+
+// detach ends a session whose stream closed: its live leases go back to the
+// front of the queue at once.
+func (s *scheduler) detach(sess *session, failure bool, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess.gone {
+		return
+	}
+	sess.gone = true
+	for _, l := range sess.held {
+		s.takeBackLocked(l, failure, reason)
+	}
+	sess.out.close()
+	delete(s.sessions, sess.id)
+	s.dispatchLocked()
+}
+
+// expire takes back every lease whose deadline passed and cancels it on
+// its worker. It returns how many expired.
+func (s *scheduler) expire(now time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, sess := range s.sessions {
+		for _, l := range sess.held {
+			if now.After(l.deadline) {
+				n++
+				s.stats.Expired++
+				s.log.Warn("lease expired", "worker_id", sess.id, "task", l.task, "lease_id", l.id)
+				sess.out.push(cancelMsg(s.taskID(l.task), l.id, "lease expired"))
+				s.takeBackLocked(l, true, "lease expired")
+			}
+		}
+	}
+	if n > 0 {
+		s.dispatchLocked()
+	}
+	return n
+}
+
+// leaseFor returns the live lease id of sess for a batch, renewing it, or
+// an error saying why the batch must be dropped.
+func (s *scheduler) leaseFor(sess *session, id *nqueenspb.TaskId, leaseID uint64) (*lease, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := sess.held[leaseID]
+	if l == nil || id == nil || id.GetPlanFingerprint() != s.fingerprint || int(id.GetIndex()) != l.task {
+		return nil, errors.New("no live lease for this batch")
+	}
+	l.deadline = s.clock.Now().Add(s.leaseLen)
+	return l, nil
+}
+
+// rejectBatch ends a lease whose solutions failed validation: the attempt
+// is counted as failed and the task queued again.
+func (s *scheduler) rejectBatch(sess *session, leaseID uint64, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Rejected++
+	if l := sess.held[leaseID]; l != nil {
+		sess.out.push(cancelMsg(s.taskID(l.task), l.id, reason))
+		s.takeBackLocked(l, true, reason)
+		s.dispatchLocked()
+	}
+}
+
+// outcome is the scheduler's verdict on a Result.
+type outcome struct {
+	code   nqueenspb.Ack_Outcome
+	reason string
+}
+
+// result judges a Result. streamed is the number of solutions the
+// attempt's batches delivered (want only) and path the file they were
+// spilled to; the scheduler takes ownership of path only when it commits.
+func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, path string) outcome {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := r.GetTaskId()
+	if id == nil || id.GetPlanFingerprint() != s.fingerprint || int(id.GetIndex()) >= len(s.tasks) {
+		s.stats.Rejected++
+		s.log.Warn("result for unknown task dropped", "worker_id", sess.id, "task_id", id.String())
+		return outcome{nqueenspb.Ack_OUTCOME_REJECTED, "unknown task or other plan"}
+	}
+	idx := int(id.GetIndex())
+	t := &s.tasks[idx]
+	got := solver.Counts{Total: r.GetTotal(), Unique: r.GetUnique(), Nodes: r.GetNodes()}
+	l := s.leases[r.GetLeaseId()]
+	ownLease := l != nil && l.sess == sess && l.task == idx
+	endLease := func() {
+		if ownLease && l.live {
+			l.live = false
+			delete(sess.held, l.id)
+			if t.lease == l {
+				t.lease = nil
+			}
+		}
+	}
+	if t.committed {
+		endLease()
+		if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
+			s.stats.Duplicates++
+			s.log.Debug("duplicate result dropped", "worker_id", sess.id, "task", idx)
+			return outcome{nqueenspb.Ack_OUTCOME_DUPLICATE, "already committed"}
+		}
+		s.stats.Conflicts++
+		s.log.Error("conflicting result dropped", "worker_id", sess.id, "task", idx,
+			"committed_total", t.counts.Total, "committed_unique", t.counts.Unique,
+			"got_total", got.Total, "got_unique", got.Unique)
+		return outcome{nqueenspb.Ack_OUTCOME_CONFLICT, fmt.Sprintf("task %d was committed with total %d unique %d", idx, t.counts.Total, t.counts.Unique)}
+	}
+	if !ownLease {
+		s.stats.Rejected++
+		s.log.Warn("result for a task this worker never held dropped", "worker_id", sess.id, "task", idx)
+		return outcome{nqueenspb.Ack_OUTCOME_REJECTED, "task not leased to this worker"}
+	}
+	reason := r.GetFailure()
+	if reason == "" {
+		reason = s.implausible(got, streamed, path)
+	}
+	if reason != "" {
+		s.stats.Rejected++
+		s.log.Warn("invalid result dropped", "worker_id", sess.id, "task", idx, "reason", reason)
+		s.takeBackLocked(l, true, reason) // a no-op for a late result
+		s.dispatchLocked()
+		return outcome{nqueenspb.Ack_OUTCOME_REJECTED, reason}
+	}
+	if s.journal != nil {
+		if err := s.journal.Commit(idx, got); err != nil {
+			s.failLocked(fmt.Errorf("journal commit of task %d: %w", idx, err))
+			return outcome{nqueenspb.Ack_OUTCOME_REJECTED, "coordinator cannot store results"}
+		}
+	}
+	endLease()
+	t.committed, t.counts = true, got
+	s.committed++
+	s.solutions += got.Total
+	if t.lease != nil { // another attempt still runs: stop it
+		other := t.lease
+		other.sess.out.push(cancelMsg(id, other.id, "committed by another worker"))
+		s.takeBackLocked(other, false, "committed elsewhere")
+	}
+	if s.want && s.published != nil {
+		s.published(idx, path)
+	}
+	s.finishIfDoneLocked()
+	s.dispatchLocked()
+	return outcome{nqueenspb.Ack_OUTCOME_COMMITTED, ""}
+}
+
+// implausible says why a result cannot be right without recomputing it, or
+// "" when it may be.
+func (s *scheduler) implausible(c solver.Counts, streamed uint64, path string) string {
+	if c.Unique > c.Total {
+		return fmt.Sprintf("unique %d exceeds total %d", c.Unique, c.Total)
+	}
+	if !s.want {
+		return ""
+	}
+	listed := c.Total
+	if s.plan.Kind == solver.KindUnique {
+		listed = c.Unique
+	}
+	if path == "" && listed > 0 {
+		return "solutions were not streamed"
+	}
+	if listed != streamed {
+		return fmt.Sprintf("result says %d solutions, %d were streamed", listed, streamed)
+	}
+	return ""
+}
+
+func (s *scheduler) finishIfDoneLocked() {
+	if s.committed == len(s.tasks) && s.err == nil {
+		select {
+		case <-s.done:
+		default:
+			close(s.done)
+		}
+	}
+}
+
+// fail ends the job with err (the first error wins).
+func (s *scheduler) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failLocked(err)
+}
+
+func (s *scheduler) failLocked(err error) {
+	if s.err != nil || s.committed == len(s.tasks) {
+		return
+	}
+	s.err = err
+	close(s.done)
+}
+
+// drain stops all assignment and tells every session to finish.
+func (s *scheduler) drain(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.draining = true
+	for _, sess := range s.sessions {
+		sess.out.push(drainMsg(reason))
+	}
+}
+
+// peakWorkers is the largest number of workers attached at once.
+func (s *scheduler) peakWorkers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
+}
+
+// progress is a snapshot for the progress display.
+type progress struct {
+	Done, Total int
+	Solutions   uint64
+	Workers     int
+}
+
+func (s *scheduler) progress() progress {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := 0
+	for _, sess := range s.sessions {
+		if sess.attached && !sess.gone {
+			w++
+		}
+	}
+	return progress{Done: s.committed, Total: len(s.tasks), Solutions: s.solutions, Workers: w}
+}
+
+// totals recomputes the job's counts from the committed results, with
+// overflow-checked addition, and reports how many tasks are committed.
+func (s *scheduler) totals() (solver.Counts, int, Stats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var sum solver.Counts
+	for i := range s.tasks {
+		if !s.tasks[i].committed {
+			continue
+		}
+		var err error
+		if sum, err = sum.Add(s.tasks[i].counts); err != nil {
+			return solver.Counts{}, s.committed, s.stats, fmt.Errorf("adding task %d: %w", i, err)
+		}
+	}
+	return sum, s.committed, s.stats, s.err
+}
+
+func drainMsg(reason string) *nqueenspb.WorkResponse {
+	return &nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Drain{Drain: &nqueenspb.Drain{Reason: reason}}}
+}
+
+func cancelMsg(id *nqueenspb.TaskId, leaseID uint64, reason string) *nqueenspb.WorkResponse {
+	return &nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Cancel{Cancel: &nqueenspb.Cancel{TaskId: id, LeaseId: leaseID, Reason: reason}}}
+}
+
+func kindToProto(k solver.Kind) nqueenspb.TaskKind {
+	switch k {
+	case solver.KindCount:
+		return nqueenspb.TaskKind_TASK_KIND_COUNT
+	case solver.KindAll:
+		return nqueenspb.TaskKind_TASK_KIND_ALL
+	case solver.KindUnique:
+		return nqueenspb.TaskKind_TASK_KIND_UNIQUE
+	}
+	return nqueenspb.TaskKind_TASK_KIND_UNSPECIFIED
+}
+
+// indexHeap is a min-heap of task indexes.
+type indexHeap []int
+
+func (h indexHeap) Len() int           { return len(h) }
+func (h indexHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h indexHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *indexHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *indexHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

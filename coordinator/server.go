@@ -1,0 +1,295 @@
+package coordinator
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
+)
+
+// maxSlots bounds JoinRequest.slots: more than any machine has cores.
+const maxSlots = 4096
+
+// sendGrace is how long a finished Work handler waits for its sender
+// goroutine to flush the last messages (the Drain) to a worker that stopped
+// reading.
+const sendGrace = 5 * time.Second
+
+// spillBufferSize is the write buffer of one attempt's spill file.
+const spillBufferSize = 64 << 10
+
+// session is one joined worker. The fields credits, held, attached and gone
+// are guarded by scheduler.mu; out has its own lock.
+type session struct {
+	id, name string
+	credits  int
+	held     map[uint64]*lease // live leases by id
+	attached bool
+	gone     bool
+	out      *outbox
+}
+
+// outbox queues a session's messages for its single sender goroutine. It is
+// unbounded, but what enters it is bounded by the worker's credits and
+// results: one Assign per credit, one Ack per Result, a few Cancels and one
+// Drain.
+type outbox struct {
+	mu     sync.Mutex
+	q      []*nqueenspb.WorkResponse
+	closed bool
+	notify chan struct{} // capacity 1: "something changed"
+}
+
+func newOutbox() *outbox { return &outbox{notify: make(chan struct{}, 1)} }
+
+func (o *outbox) push(m *nqueenspb.WorkResponse) {
+	o.mu.Lock()
+	if !o.closed {
+		o.q = append(o.q, m)
+	}
+	o.mu.Unlock()
+	o.poke()
+}
+
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	o.poke()
+}
+
+func (o *outbox) poke() {
+	select {
+	case o.notify <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the queued messages and whether the outbox is closed.
+func (o *outbox) take() ([]*nqueenspb.WorkResponse, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	q := o.q
+	o.q = nil
+	return q, o.closed
+}
+
+// service implements nqueens.v1.CoordinatorService on top of a scheduler.
+type service struct {
+	nqueenspb.UnimplementedCoordinatorServiceServer
+	sched     *scheduler
+	log       hclog.Logger
+	heartbeat time.Duration
+	spillDir  string // where attempts spill their solutions (want only)
+}
+
+// Join registers a worker; see the proto for the contract.
+func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueenspb.JoinResponse, error) {
+	if req.GetSolverVersion() != solver.Version {
+		return nil, status.Errorf(codes.FailedPrecondition, "worker solver version %d, coordinator runs %d", req.GetSolverVersion(), solver.Version)
+	}
+	if req.GetSlots() == 0 || req.GetSlots() > maxSlots {
+		return nil, status.Errorf(codes.InvalidArgument, "slots = %d, want 1..%d", req.GetSlots(), maxSlots)
+	}
+	if len(req.GetName()) > 256 {
+		return nil, status.Error(codes.InvalidArgument, "name longer than 256 bytes")
+	}
+	sess := v.sched.join(req.GetName())
+	v.log.Info("worker joined", "worker_id", sess.id, "worker_name", req.GetName(), "slots", req.GetSlots())
+	p := v.sched.plan
+	return &nqueenspb.JoinResponse{
+		WorkerId: sess.id,
+		Job: &nqueenspb.Job{
+			N:               uint32(p.N),
+			Depth:           uint32(p.Depth),
+			Kind:            kindToProto(p.Kind),
+			PlanFingerprint: v.sched.fingerprint,
+			Tasks:           uint32(len(p.Tasks)),
+		},
+		Lease:             durationpb.New(v.sched.leaseLen),
+		HeartbeatInterval: durationpb.New(v.heartbeat),
+	}, nil
+}
+
+// attempt is the coordinator's side of one lease's solution stream: the
+// checker and the spill file. It belongs to the session's Work handler.
+type attempt struct {
+	check  *batchChecker
+	f      *os.File
+	w      *bufio.Writer
+	failed bool
+}
+
+func (a *attempt) discard() {
+	if a.f != nil {
+		a.f.Close()
+		os.Remove(a.f.Name())
+		a.f = nil
+	}
+}
+
+// Work runs one worker's session; see the proto for the contract.
+func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	r := first.GetReady()
+	if r == nil {
+		return status.Error(codes.InvalidArgument, "the first Work message must be Ready with the worker id")
+	}
+	sess, err := v.sched.attach(r.GetWorkerId(), r.GetCredits())
+	if err != nil {
+		return status.Error(codes.FailedPrecondition, err.Error())
+	}
+	log := v.log.With("worker_id", sess.id, "worker_name", sess.name)
+	log.Debug("work stream opened")
+
+	sendDone := make(chan error, 1)
+	go func() { sendDone <- sendLoop(stream, sess.out) }()
+
+	attempts := make(map[uint64]*attempt)
+	defer func() {
+		for _, a := range attempts {
+			a.discard()
+		}
+	}()
+	var recvErr error
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			recvErr = err
+			break
+		}
+		switch m := msg.GetMsg().(type) {
+		case *nqueenspb.WorkRequest_Ready:
+			v.sched.ready(sess, m.Ready.GetCredits())
+		case *nqueenspb.WorkRequest_Heartbeat:
+			v.sched.heartbeat(sess, m.Heartbeat.GetLeaseIds())
+		case *nqueenspb.WorkRequest_SolutionBatch:
+			v.batch(sess, attempts, m.SolutionBatch, log)
+		case *nqueenspb.WorkRequest_Result:
+			v.result(sess, attempts, m.Result)
+		case *nqueenspb.WorkRequest_Release:
+			v.sched.release(sess, m.Release.GetLeaseIds())
+		default:
+			log.Warn("unknown work message ignored")
+		}
+	}
+	broken := !errors.Is(recvErr, io.EOF)
+	if broken {
+		log.Info("work stream broken; its tasks go back to the queue", "error", recvErr)
+	} else {
+		log.Debug("work stream closed by worker")
+	}
+	v.sched.detach(sess, broken, "worker stream ended")
+	select {
+	case err := <-sendDone:
+		if err != nil && !broken {
+			log.Debug("sending to worker failed", "error", err)
+		}
+	case <-time.After(sendGrace):
+	}
+	return nil
+}
+
+// sendLoop is the only goroutine that sends on a Work stream.
+func sendLoop(stream nqueenspb.CoordinatorService_WorkServer, out *outbox) error {
+	ctx := stream.Context()
+	for {
+		msgs, closed := out.take()
+		for _, m := range msgs {
+			if err := stream.Send(m); err != nil {
+				return err
+			}
+		}
+		if closed {
+			return nil
+		}
+		select {
+		case <-out.notify:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// batch checks a SolutionBatch and spills it to its attempt's file.
+func (v *service) batch(sess *session, attempts map[uint64]*attempt, b *nqueenspb.SolutionBatch, log hclog.Logger) {
+	l, err := v.sched.leaseFor(sess, b.GetTaskId(), b.GetLeaseId())
+	if err != nil {
+		// A batch that crossed a Cancel on the wire: expected, dropped.
+		log.Debug("solution batch dropped", "lease_id", b.GetLeaseId(), "error", err)
+		return
+	}
+	a := attempts[l.id]
+	if a == nil {
+		a = &attempt{check: newBatchChecker(v.sched.plan.N, v.sched.plan.Tasks[l.task].Prefix, v.sched.plan.Kind == solver.KindUnique)}
+		attempts[l.id] = a
+	}
+	if a.failed {
+		return
+	}
+	if a.f == nil {
+		f, err := os.CreateTemp(v.spillDir, fmt.Sprintf("task-%d-*.sol", l.task))
+		if err != nil {
+			v.sched.fail(fmt.Errorf("spill solutions: %w", err))
+			return
+		}
+		a.f, a.w = f, bufio.NewWriterSize(f, spillBufferSize)
+	}
+	err = a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), func(sol []byte) error {
+		_, err := a.w.Write(sol)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, errBatch) {
+			log.Warn("invalid solution batch rejected", "task", l.task, "lease_id", l.id, "error", err)
+			a.failed = true
+			a.discard()
+			v.sched.rejectBatch(sess, l.id, err.Error())
+			return
+		}
+		v.sched.fail(fmt.Errorf("spill solutions: %w", err))
+	}
+}
+
+// result hands a Result to the scheduler and acknowledges it.
+func (v *service) result(sess *session, attempts map[uint64]*attempt, r *nqueenspb.Result) {
+	var streamed uint64
+	path := ""
+	if a := attempts[r.GetLeaseId()]; a != nil {
+		delete(attempts, r.GetLeaseId())
+		if a.f != nil && !a.failed {
+			if err := a.w.Flush(); err != nil {
+				v.sched.fail(fmt.Errorf("spill solutions: %w", err))
+			}
+			path = a.f.Name()
+			if err := a.f.Close(); err != nil {
+				v.sched.fail(fmt.Errorf("spill solutions: %w", err))
+			}
+			a.f = nil
+			streamed = a.check.count
+		}
+		a.discard()
+	}
+	out := v.sched.result(sess, r, streamed, path)
+	if out.code != nqueenspb.Ack_OUTCOME_COMMITTED && path != "" {
+		os.Remove(path)
+	}
+	sess.out.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Ack{Ack: &nqueenspb.Ack{
+		TaskId: r.GetTaskId(), Outcome: out.code, Reason: out.reason,
+	}}})
+}

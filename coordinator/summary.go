@@ -1,0 +1,91 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Summary is the result of a run: printed as a few human lines, or as one
+// JSON object with --json. New fields may be added; existing ones keep
+// their names and meaning.
+type Summary struct {
+	N              int     `json:"n"`
+	Kind           string  `json:"kind"`      // count, all (listing every solution) or unique (listing fundamental ones)
+	Solutions      uint64  `json:"solutions"` // total solutions (OEIS A000170)
+	Unique         uint64  `json:"unique"`    // fundamental solutions (OEIS A002562)
+	Tasks          int     `json:"tasks"`
+	Committed      int     `json:"committed"` // tasks committed; equals tasks when complete
+	Depth          int     `json:"depth"`
+	Workers        int     `json:"workers"` // most workers attached at once
+	Nodes          uint64  `json:"nodes"`   // search nodes visited (count plans)
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Conflicts      uint64  `json:"conflicts"`  // results that disagreed with a committed one
+	Duplicates     uint64  `json:"duplicates"` // repeated results, equal to the committed one
+	Rejected       uint64  `json:"rejected"`   // results or batches dropped as invalid or foreign
+	Requeued       uint64  `json:"requeued"`   // leases taken back and queued again
+	Expired        uint64  `json:"expired"`    // leases that ran out without a heartbeat
+	Complete       bool    `json:"complete"`
+	Error          string  `json:"error,omitempty"`
+
+	// First-solution runs only.
+	Method   string `json:"method,omitempty"`
+	Failures int    `json:"failures,omitempty"` // Las Vegas failed attempts before the solution
+}
+
+// print writes the summary on cfg.Stdout (JSON or human).
+func (s Summary) print(cfg Config) error {
+	if cfg.JSON {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(cfg.Stdout, "%s\n", b)
+		return err
+	}
+	out := cfg.Stdout
+	if cfg.Solutions == "-" {
+		out = cfg.Stderr // keep stdout for the solutions alone
+	}
+	_, err := fmt.Fprint(out, s.human())
+	return err
+}
+
+// human is the short human summary: count, fundamental count, time, rate.
+func (s Summary) human() string {
+	elapsed := time.Duration(s.ElapsedSeconds * float64(time.Second))
+	rate := 0.0
+	if s.ElapsedSeconds > 0 {
+		rate = float64(s.Solutions) / s.ElapsedSeconds
+	}
+	status := ""
+	if !s.Complete {
+		status = fmt.Sprintf(" (PARTIAL: %d of %d tasks committed)", s.Committed, s.Tasks)
+	}
+	text := fmt.Sprintf("N=%d: %d solutions, %d fundamental%s\n", s.N, s.Solutions, s.Unique, status)
+	if s.Kind == "unique" {
+		text = fmt.Sprintf("N=%d: %d fundamental solutions (of %d in all)%s\n", s.N, s.Unique, s.Solutions, status)
+	}
+	text += fmt.Sprintf("time %v, %s solutions/s; %d tasks (depth %d) on %d workers",
+		elapsed.Round(time.Millisecond), humanRate(rate), s.Tasks, s.Depth, s.Workers)
+	if s.Nodes > 0 {
+		text += fmt.Sprintf(", %d nodes", s.Nodes)
+	}
+	if s.Conflicts > 0 {
+		text += fmt.Sprintf("; %d CONFLICTS", s.Conflicts)
+	}
+	return text + "\n"
+}
+
+// humanRate prints a rate with a k/M/G suffix.
+func humanRate(r float64) string {
+	switch {
+	case r >= 1e9:
+		return fmt.Sprintf("%.2fG", r/1e9)
+	case r >= 1e6:
+		return fmt.Sprintf("%.2fM", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1fk", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
