@@ -247,3 +247,27 @@ func BenchmarkMillionQueensCols(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func ExampleOpen() {
+	s, err := Open(Options{N: 6, Format: Coords, SolutionsPath: "-", Stdout: os.Stdout})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var total uint64
+	for cols := range solver.Solutions(6, nil) {
+		if err := s.Write(cols); err != nil {
+			fmt.Println(err)
+			return
+		}
+		total++
+	}
+	if err := s.Close(total); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// (1,2) (2,4) (3,6) (4,1) (5,3) (6,5)
+	// (1,3) (2,6) (3,2) (4,5) (5,1) (6,4)
+	// (1,4) (2,1) (3,5) (4,2) (5,6) (6,3)
+	// (1,5) (2,3) (3,1) (4,6) (5,4) (6,2)
+}
