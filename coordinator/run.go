@@ -206,7 +206,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 			wlog := log.Named("worker").With("embedded", i)
 			err := worker.Run(wctx, worker.Config{
 				Join: dial, Slots: 1, Name: fmt.Sprintf("embedded-%d", i),
-				JoinTimeout: embeddedJoinTimeout, DialOptions: cfg.WorkerDialOptions,
+				JoinTimeout: embeddedJoinTimeout, DialOptions: cfg.WorkerDialOptions, Quiet: true,
 			}, wlog)
 			if err != nil {
 				wlog.Error("embedded worker failed", "error", err)

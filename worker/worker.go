@@ -61,6 +61,9 @@ type Config struct {
 	// package auth go here. Without transport credentials the connection is
 	// plaintext.
 	DialOptions []grpc.DialOption
+	// Quiet logs joining and draining at Debug instead of Info (embedded
+	// workers, whose coordinator already logs both).
+	Quiet bool
 }
 
 // Validate reports the first bad field.
@@ -121,7 +124,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 			return err
 		}
 		log := log.With("worker_id", jr.GetWorkerId())
-		log.Info("joined coordinator", "addr", cfg.Join, "n", jr.GetJob().GetN(), "tasks", jr.GetJob().GetTasks())
+		info(cfg, log)("joined coordinator", "addr", cfg.Join, "n", jr.GetJob().GetN(), "tasks", jr.GetJob().GetTasks())
 		done, err := work(ctx, client, cfg, jr, log)
 		if done || ctx.Err() != nil {
 			return nil
@@ -355,12 +358,20 @@ func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 				log.Warn("result not committed", "task", m.Ack.GetTaskId().GetIndex(), "outcome", m.Ack.GetOutcome().String(), "reason", m.Ack.GetReason())
 			}
 		case *nqueenspb.WorkResponse_Drain:
-			log.Info("drained by coordinator", "reason", m.Drain.GetReason())
+			info(cfg, log)("drained by coordinator", "reason", m.Drain.GetReason())
 			finish(false)
 			awaitEnd(msgs)
 			return true, nil
 		}
 	}
+}
+
+// info returns the logging function for lifecycle events.
+func info(cfg Config, log hclog.Logger) func(string, ...any) {
+	if cfg.Quiet {
+		return log.Debug
+	}
+	return log.Info
 }
 
 // recv is one result of stream.Recv.

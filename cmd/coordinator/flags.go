@@ -1,0 +1,175 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nqueens/nqueens/auth"
+	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/render"
+)
+
+// errHelp says -h was asked for and answered.
+var errHelp = errors.New("help shown")
+
+// logOptions are the logging flags.
+type logOptions struct {
+	level string
+	json  bool
+}
+
+const usageHead = `Usage: coordinator --n N [flags]
+       coordinator study lasvegas [flags]   (run "coordinator study -h")
+
+Counts the solutions of the N-Queens puzzle (total and fundamental), or lists
+them, on a cluster: the search is split into tasks leased to workers over
+gRPC. Embedded workers (--workers) run in this process as real gRPC clients;
+remote ones join with "worker --join HOST:PORT".
+
+Output: a short summary on stdout (or one JSON object with --json); progress
+on stderr (a live bar on a terminal, log lines otherwise).
+Exit status: 0 success, 1 failed or interrupted run, 2 bad usage.
+
+Flags:
+`
+
+// depthFlag is --depth: a number or "auto".
+type depthFlag struct{ v *int }
+
+func (d depthFlag) String() string {
+	if d.v == nil || *d.v == coordinator.AutoDepth {
+		return "auto"
+	}
+	return strconv.Itoa(*d.v)
+}
+
+func (d depthFlag) Set(s string) error {
+	if s == "auto" {
+		*d.v = coordinator.AutoDepth
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a number of rows or auto")
+	}
+	*d.v = n
+	return nil
+}
+
+// parseFlags turns the command line into a Config. Usage problems come back
+// as one-line errors; -h prints the help on stdout and returns errHelp.
+func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, logOptions, error) {
+	cfg := coordinator.NewConfig(0)
+	var lo logOptions
+	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.IntVar(&cfg.N, "n", 0, "board size N (required): 1..32 for counting and listing, up to 100000000 with --first")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only")
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
+	fs.Var(depthFlag{&cfg.Depth}, "depth", "rows fixed per task (`D`|auto): auto gives tens of tasks per worker slot")
+	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, "how long a task stays with a worker that sends no heartbeat")
+	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, "heartbeat interval asked of workers (default lease/6)")
+	fs.IntVar(&cfg.MaxAttempts, "max-attempts", coordinator.DefaultMaxAttempts, "failed attempts per task before the job fails")
+	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", coordinator.DefaultDrainTimeout, "how long shutdown waits for workers before cutting them off")
+	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object on stdout instead of the summary")
+	fs.StringVar(&cfg.Solutions, "solutions", "", "write every solution to `PATH` (- = stdout), in the sequential backtracker's order")
+	format := fs.String("format", "cols", "text format of --solutions: cols, coords, matrix or board")
+	fs.StringVar(&cfg.PNGDir, "png", "", "write one PNG picture per solution into `DIR` (see --limit)")
+	fs.StringVar(&cfg.SVGDir, "svg", "", "write one SVG picture per solution into `DIR` (see --limit)")
+	fs.StringVar(&cfg.SheetPath, "sheet", "", "write a contact sheet of the solutions to `FILE.png`")
+	fs.IntVar(&cfg.Limit, "limit", 0, fmt.Sprintf("cap on pictures per kind (default %d)", render.DefaultLimit))
+	fs.BoolVar(&cfg.Unique, "unique", false, "fundamental solutions only: list one representative per symmetry class")
+	fs.BoolVar(&cfg.First, "first", false, "find one solution quickly instead of all (any N up to 100000000)")
+	fs.StringVar(&cfg.Method, "method", "constructive", "with --first: constructive or lasvegas")
+	fs.IntVar(&cfg.K, "k", 0, "with --method lasvegas: rows placed at random before backtracking")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "with --method lasvegas: random seed (the same seed gives the same solution)")
+	progress := fs.String("progress", "auto", "progress on stderr: auto (bar on a terminal, else log lines), bar, log or off")
+	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", coordinator.DefaultProgressInterval, "period of progress log lines")
+	var ac auth.Config
+	ac.Token = auth.NewToken(os.Getenv("NQUEENS_TOKEN"))
+	fs.Var(&ac.Token, "token", "shared join token workers must present (default $NQUEENS_TOKEN)")
+	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE`")
+	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
+	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
+	fs.StringVar(&lo.level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
+	fs.BoolVar(&lo.json, "log-json", false, "log as JSON lines")
+	fs.Usage = func() {
+		fmt.Fprint(stdout, usageHead)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return cfg, lo, errHelp
+		}
+		return cfg, lo, fmt.Errorf("%v (see coordinator -h)", err)
+	}
+	if fs.NArg() > 0 {
+		return cfg, lo, fmt.Errorf("unexpected argument %q (see coordinator -h)", fs.Arg(0))
+	}
+	if cfg.N == 0 {
+		return cfg, lo, errors.New("--n N is required (see coordinator -h)")
+	}
+	f, err := render.ParseFormat(*format)
+	if err != nil {
+		return cfg, lo, fmt.Errorf("--format: %v", err)
+	}
+	cfg.Format = f
+	switch *progress {
+	case "auto":
+		cfg.Progress = coordinator.ProgressAuto
+	case "bar":
+		cfg.Progress = coordinator.ProgressBar
+	case "log":
+		cfg.Progress = coordinator.ProgressLog
+	case "off":
+		cfg.Progress = coordinator.ProgressOff
+	default:
+		return cfg, lo, fmt.Errorf("--progress %q: want auto, bar, log or off", *progress)
+	}
+	if hclog.LevelFromString(lo.level) == hclog.NoLevel {
+		return cfg, lo, fmt.Errorf("--log-level %q: want trace, debug, info, warn, error or off", lo.level)
+	}
+	if cfg.ServerOptions, err = ac.ServerOptions(); err != nil {
+		return cfg, lo, err
+	}
+	// Embedded workers dial loopback with the same token; over TLS they
+	// trust the CA (or the server certificate itself) and present the
+	// server's key pair when mutual TLS is on.
+	client := auth.Config{Token: ac.Token}
+	if ac.ServerTLSEnabled() {
+		client.CAFile, client.ServerName = ac.CAFile, "localhost"
+		if client.CAFile == "" {
+			client.CAFile = ac.CertFile
+		} else {
+			client.CertFile, client.KeyFile = ac.CertFile, ac.KeyFile
+		}
+	}
+	if cfg.Workers > 0 {
+		if cfg.WorkerDialOptions, err = client.DialOptions(); err != nil {
+			return cfg, lo, err
+		}
+	}
+	return cfg, lo, nil
+}
+
+// newLogger builds the process's one hclog logger on stderr.
+func newLogger(lo logOptions, stderr io.Writer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       "coordinator",
+		Level:      hclog.LevelFromString(lo.level),
+		JSONFormat: lo.json,
+		Output:     stderr,
+		TimeFormat: time.RFC3339,
+	})
+}
