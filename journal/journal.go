@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -390,7 +391,12 @@ func (j *Journal) Close() error {
 	return nil
 }
 
+// syncDir makes a rename in dir durable. Windows cannot fsync a directory
+// (and makes renames durable itself), so it is skipped there.
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
