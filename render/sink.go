@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -162,7 +163,7 @@ func (s *Sink) Write(cols []int) error {
 				return fmt.Errorf("render: solutions: %w", err)
 			}
 		} else {
-			s.scratch = appendText(s.scratch[:0], s.opts.Format, cols)
+			s.scratch = appendText(slices.Grow(s.scratch[:0], size), s.opts.Format, cols)
 			if _, err := s.text.Write(s.scratch); err != nil {
 				return fmt.Errorf("render: solutions: %w", err)
 			}
