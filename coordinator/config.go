@@ -102,6 +102,8 @@ type Config struct {
 	Journal           Journal               // makes each commit durable before the worker's Ack
 	Restored          map[int]solver.Counts // results committed by an earlier run (--resume)
 	OnListen          func(addr string)     // told the bound address once the server listens
+
+	testJob func(*job) // tests: called once the job's scheduler exists
 }
 
 // NewConfig returns a Config with the command line's defaults for board n.

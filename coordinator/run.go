@@ -140,6 +140,9 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 		}
 	}
 	j.sched.checkDone()
+	if cfg.testJob != nil {
+		cfg.testJob(j)
+	}
 
 	srv := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.KeepaliveParams(serverKeepalive),
