@@ -342,3 +342,11 @@ func BenchmarkSinkPNG100(b *testing.B) {
 		}
 	}
 }
+
+func TestSVGGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSVG(&buf, []int{1, 3, 0, 2}, Caption(4, 1, 2, false)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "n4-solution-1.svg", buf.Bytes())
+}
