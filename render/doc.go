@@ -73,6 +73,8 @@
 // of ceil(√count) columns under a title ("N=8 · all 92 solutions", "N=16 ·
 // first 1000 of 14772512 solutions"), each board with its solution number
 // under it; SheetLayout documents its sizes (thumbnails of at most 128 pixels
-// and 16 pixel squares, rows of at most about 3072 pixels). Sheets over
-// MaxSheetPixels are refused: lower the limit.
+// and 16 pixel squares, rows of at most about 3072 pixels). A sheet has at
+// most MaxSheetPixels (64 Mi) pixels: when the first Limit boards do not fit
+// (a limit in the tens of thousands), it holds the first SheetFit boards and
+// its title says how many.
 package render

@@ -350,3 +350,20 @@ func TestSVGGolden(t *testing.T) {
 	}
 	golden(t, "n4-solution-1.svg", buf.Bytes())
 }
+
+func TestSheetFit(t *testing.T) {
+	if got := SheetFit(8, 92); got != 92 {
+		t.Errorf("SheetFit(8, 92) = %d, want 92", got)
+	}
+	got := SheetFit(8, MaxLimit)
+	if got >= MaxLimit || got < 1000 {
+		t.Fatalf("SheetFit(8, %d) = %d, want fewer, but at least 1000", MaxLimit, got)
+	}
+	for _, c := range []int{got, got + 1} {
+		g := SheetLayout(8, c)
+		fits := int64(g.Width)*int64(g.Height) <= MaxSheetPixels
+		if fits != (c == got) {
+			t.Errorf("SheetLayout(8, %d) is %dx%d: fits = %v", c, g.Width, g.Height, fits)
+		}
+	}
+}

@@ -90,6 +90,29 @@ func (g SheetGeometry) SquareCenter(i, r, c int) image.Point {
 	return g.Board(i).Add(image.Pt(c*g.Cell+g.Cell/2, r*g.Cell+g.Cell/2))
 }
 
+// SheetFit returns how many of the first count boards of size n fit on one
+// contact sheet of at most MaxSheetPixels: count itself unless the limit was
+// set very high. A Sink puts that many on its sheet, and its title says so.
+func SheetFit(n, count int) int {
+	fits := func(c int) bool {
+		g := SheetLayout(n, c)
+		return int64(g.Width)*int64(g.Height) <= MaxSheetPixels
+	}
+	if fits(count) {
+		return count
+	}
+	lo, hi := 0, count // fits(lo), !fits(hi)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // WriteSheet writes one PNG with every board of boards (each n 0-based
 // columns) in a labelled grid under title, laid out by SheetLayout.
 func WriteSheet(w io.Writer, n int, boards [][]int, title string) error {

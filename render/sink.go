@@ -268,6 +268,7 @@ func (s *Sink) drawPictures(total uint64) error {
 		}
 	}
 	if s.opts.SheetPath != "" {
+		count := SheetFit(n, count)
 		boards := make([][]int, count)
 		for i := range boards {
 			boards[i] = solution(i, make([]int, n))
