@@ -5,8 +5,9 @@
 #
 # Builds the image (scripts/build_images.sh, under a tag of its own), starts
 # deploy/docker-compose.yml under a unique project name with 4 workers of one
-# slot each at N=14 and a 3s lease, waits until the coordinator reports
-# progress, then, while the count is running:
+# slot each at N=14, depth 6 (120742 small tasks, so the count lasts long
+# enough to be hurt: about 25 s here) and a 3s lease, waits until the
+# coordinator reports progress with all 4 workers, then, while it counts:
 #   - docker kill       one worker container (its stream breaks: its tasks
 #                       must go back to the queue at once),
 #   - docker network disconnect  another worker from the project network for
@@ -14,8 +15,11 @@
 #                       breaks, the worker just goes silent: its lease must
 #                       expire, its tasks go elsewhere, and its late results,
 #                       if any, must be dropped as duplicates);
-# and checks that the coordinator exits 0 with exactly 365596 solutions. The
-# logs it relied on are printed. Its containers, network, volume and image are
+# and checks that the coordinator exits 0 with exactly 365596 solutions, that
+# its log shows it noticed the killed worker, and that its --json result
+# counts at least one expired lease, taken back (so both failures really hit
+# the job). The logs it relied on are
+# printed. Its containers, network, volume and image are
 # removed on exit, pass or fail.
 #
 # Without Docker (no client, no daemon, no Compose tool) it skips with exit 0,
@@ -23,7 +27,7 @@
 #
 # Knobs (environment): E2E_N and E2E_WANT (board size and its known total,
 # e.g. E2E_N=16 E2E_WANT=14772512), E2E_LEASE (3s), E2E_DEPTH (task prefix
-# depth; small tasks make the run last), E2E_TIMEOUT (seconds for the whole
+# depth, 6; small tasks make the run last), E2E_TIMEOUT (seconds for the whole
 # count, 240), COMPOSE (the Compose command, e.g. "docker-compose"; default
 # `docker compose` when the plugin is there, else docker-compose).
 set -euo pipefail
@@ -32,7 +36,7 @@ cd "$(dirname "$0")/.."
 n=${E2E_N:-14}
 want=${E2E_WANT:-365596}
 lease=${E2E_LEASE:-3s}
-depth=${E2E_DEPTH:-5}
+depth=${E2E_DEPTH:-6}
 run_timeout=${E2E_TIMEOUT:-240}
 workers=4
 lease_s=${lease%s}
@@ -71,7 +75,7 @@ export NQUEENS_N=$n
 export NQUEENS_LEASE=$lease
 export NQUEENS_SLOTS=1
 export NQUEENS_TOKEN="e2e-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-export NQUEENS_COORDINATOR_FLAGS="--json --depth $depth"
+export NQUEENS_COORDINATOR_FLAGS="--json --depth $depth --progress-interval 1s"
 dc() { "${compose[@]}" --project-name "$project" --file deploy/docker-compose.yml "$@"; }
 
 coord=""
@@ -83,7 +87,9 @@ cleanup() {
 		dc logs --no-color --tail 60 2>&1
 	fi
 	log "cleaning up project $project and image $image"
+	[ -z "${up_pid:-}" ] || wait "$up_pid" 2>/dev/null
 	dc down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
+	rm -rf "${tmp:-}"
 	docker image rm "$image" >/dev/null 2>&1
 	left=$(docker ps -aq --filter "label=com.docker.compose.project=$project")
 	[ -z "$left" ] || { echo "compose_e2e: containers left behind: $left" >&2; docker rm -f $left >/dev/null 2>&1; }
@@ -97,40 +103,62 @@ log "building image $image"
 scripts/build_images.sh
 
 log "starting project $project: coordinator + $workers workers, N=$n, lease $lease, depth $depth, 1 slot each"
-dc up --detach --scale worker=$workers 2>&1 | indent
-coord=$(dc ps -q coordinator)
-mapfile -t wids < <(dc ps -q worker | sort)
-[ -n "$coord" ] || fail "no coordinator container"
-[ "${#wids[@]}" -eq "$workers" ] || fail "want $workers worker containers, got ${#wids[@]}"
-name() { docker inspect --format '{{.Name}}' "$1" | sed 's,^/,,'; }
+# Compose starts the workers only once the coordinator is healthy, and
+# docker-compose 1.x takes seconds to create them: by the time `up` returns
+# the count may be well along. So `up` runs in the background and the
+# coordinator's log is watched from its first second.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compose-e2e.XXXXXX")
+dc up --detach --scale worker=$workers >"$tmp/up.log" 2>&1 &
+up_pid=$!
+ids() { docker ps -aq --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=$1"; }
+# name shows a container's name and its short ID, which is also its host
+# name and so the worker_name in the coordinator's log.
+name() { printf '%s(%.12s)' "$(docker inspect --format '{{.Name}}' "$1" | sed 's,^/,,')" "$1"; }
 running() { [ "$(docker inspect --format '{{.State.Running}}' "$1")" = true ]; }
+deadline=$((SECONDS + 120))
+until coord=$(ids coordinator) && [ -n "$coord" ]; do
+	kill -0 "$up_pid" 2>/dev/null || { indent <"$tmp/up.log"; fail "compose up ended without a coordinator container"; }
+	[ "$SECONDS" -lt "$deadline" ] || fail "no coordinator container after 120s"
+	sleep 0.1
+done
+
 network=$(docker inspect --format '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' "$coord" | awk '{print $1}')
+
+# --- Wait until the count is under way: a progress line of the coordinator
+# with tasks done and every worker joined.
+progress_re="progress: tasks_done=[1-9][0-9]* .*workers=$workers\b"
+until docker logs "$coord" 2>&1 | grep -Eq "$progress_re"; do
+	running "$coord" || fail "the coordinator exited before reporting progress with $workers workers"
+	[ "$SECONDS" -lt "$deadline" ] || fail "no progress with $workers workers in the coordinator's log after 120s"
+	sleep 0.1
+done
+mapfile -t wids < <(ids worker | sort)
+[ "${#wids[@]}" -eq "$workers" ] || fail "want $workers worker containers, got ${#wids[@]}"
 killed=${wids[0]}
 cut_off=${wids[1]}
-log "coordinator $(name "$coord"); workers $(for w in "${wids[@]}"; do printf '%s ' "$(name "$w")"; done); network $network"
 
-# --- Wait until the count is under way: the coordinator logs progress.
-progress_re='tasks_done=[1-9]|done=[1-9]'
-deadline=$((SECONDS + 60))
-until docker logs "$coord" 2>&1 | grep -Eq "$progress_re"; do
-	running "$coord" || fail "the coordinator exited before reporting any progress"
-	[ "$SECONDS" -lt "$deadline" ] || fail "no progress in the coordinator's log after 60s"
-	sleep 0.2
-done
-log "work under way: $(docker logs "$coord" 2>&1 | grep -E "$progress_re" | tail -1)"
-
-# --- Failures, while the coordinator is still counting.
+# --- Failures, at once, while the coordinator is still counting (names and
+# logs come after: every docker call takes a moment).
 running "$coord" || fail "the count finished before a worker could be killed: make it longer (E2E_DEPTH, or E2E_N=16 E2E_WANT=14772512)"
 docker kill "$killed" >/dev/null
-log "docker kill $(name "$killed"): exit code $(docker inspect --format '{{.State.ExitCode}}' "$killed")"
+t_kill=$SECONDS
 running "$coord" || fail "the count finished before a worker could be cut off: make it longer"
 docker network disconnect "$network" "$cut_off"
-log "docker network disconnect $network $(name "$cut_off")"
-sleep $((lease_s * 2 + 1))
+t_cut=$SECONDS
+log "work under way: $(docker logs "$coord" 2>&1 | grep -E "$progress_re" | head -n 1)"
+log "coordinator $(name "$coord"); workers $(for w in "${wids[@]}"; do printf '%s ' "$(name "$w")"; done); network $network"
+log "docker kill $(name "$killed") at ${t_kill}s: exit code $(docker inspect --format '{{.State.ExitCode}}' "$killed")"
+log "docker network disconnect $network $(name "$cut_off") at ${t_cut}s"
+sleep $((lease_s + 2 - (SECONDS - t_cut)))
 still_running=no
 running "$coord" && still_running=yes
 docker network connect "$network" "$cut_off" 2>/dev/null || log "(reconnect failed: $(name "$cut_off") has exited)"
-log "docker network connect $network $(name "$cut_off") after $((lease_s * 2 + 1))s, longer than the ${lease} lease (coordinator still counting: $still_running)"
+cut_for=$((SECONDS - t_cut))
+log "docker network connect $network $(name "$cut_off") after ${cut_for}s, longer than the ${lease} lease (coordinator still counting then: $still_running)"
+
+wait "$up_pid" || { indent <"$tmp/up.log"; fail "compose up failed"; }
+echo "--- compose up"
+indent <"$tmp/up.log"
 
 # --- The result.
 log "waiting for the coordinator to exit (at most ${run_timeout}s)"
@@ -143,7 +171,7 @@ echo "--- containers of $project"
 docker ps -a --filter "label=com.docker.compose.project=$project" --format '{{.Names}}\t{{.Status}}' | sort | indent
 echo "--- coordinator log (stderr; first and last lines, and every line about workers, leases and failures)"
 coord_err=$(docker logs "$coord" 2>&1 >/dev/null)
-head -n 10 <<<"$coord_err" | indent
+head -n 2 <<<"$coord_err" | indent
 echo "    ..."
 { grep -Ei 'join|leave|left|lost|broke|disconnect|expire|requeue|retry|cancel|drain|duplicate|conflict|error|warn' <<<"$coord_err" || true; } | tail -n 40 | indent
 echo "    ..."
@@ -158,7 +186,18 @@ docker logs --tail 12 "$cut_off" 2>&1 | indent
 
 [ "$(docker inspect --format '{{.State.ExitCode}}' "$killed")" = 137 ] || fail "worker $(name "$killed") was not killed (exit code is not 137)"
 [ "$code" = 0 ] || fail "coordinator exit code $code, want 0"
-got=$(echo "$result" | grep -o '"solutions": *[0-9]*' | head -1 | grep -o '[0-9]*$' || true)
+field() { grep -o "\"$1\": *[0-9]*" <<<"$result" | head -n 1 | grep -o '[0-9]*$' || true; }
+got=$(field solutions)
 [ "$got" = "$want" ] || fail "coordinator reports ${got:-no} solutions for N=$n, want $want"
-[ "$still_running" = yes ] || fail "the count ended before the cut-off worker's lease could expire: the failures were not tested mid-run"
-log "PASS: N=$n counted $got solutions (want $want) with one worker killed and one cut off for longer than its lease"
+# The failures really hit the job: the coordinator noticed the killed
+# worker (its log names the container's host name after it joined), and the
+# cut-off worker's lease ran out and was taken back.
+killed_host=${killed:0:12}
+noticed=$({ grep -F "$killed_host" <<<"$coord_err" || true; } | { grep -v 'worker joined' || true; } | head -n 1)
+[ -n "$noticed" ] || fail "the coordinator's log never mentions the killed worker $killed_host after it joined"
+log "coordinator noticed the kill: $noticed"
+expired=$(field expired)
+requeued=$(field requeued)
+[ "${expired:-0}" -ge 1 ] || fail "no lease expired (expired=${expired:-?}): the disconnect did not outlast a held lease"
+[ "${requeued:-0}" -ge "$expired" ] || fail "requeued=${requeued:-?} < expired=$expired: expired leases must go back to the queue"
+log "PASS: N=$n counted $got solutions (want $want), exit 0; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; leases expired=$expired requeued=$requeued"
