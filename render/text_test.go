@@ -271,3 +271,41 @@ func ExampleOpen() {
 	// (1,4) (2,1) (3,5) (4,2) (5,6) (6,3)
 	// (1,5) (2,3) (3,1) (4,6) (5,4) (6,2)
 }
+
+// BenchmarkEnumerate compares listing every solution with the solver alone
+// ("count") and through a Sink into a file in cols ("cols-file"): the
+// difference is what the text output costs. Run one size with e.g.
+// go test ./render -run XXX -bench 'Enumerate/n=16' -benchtime 1x.
+func BenchmarkEnumerate(b *testing.B) {
+	for _, n := range []int{12, 14, 16} {
+		b.Run(fmt.Sprintf("n=%d/count", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				k := 0
+				for range solver.Solutions(n, nil) {
+					k++
+				}
+				b.ReportMetric(float64(k), "solutions")
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/cols-file", n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "s.txt")
+			for i := 0; i < b.N; i++ {
+				s, err := Open(Options{N: n, SolutionsPath: path})
+				if err != nil {
+					b.Fatal(err)
+				}
+				k := 0
+				for cols := range solver.Solutions(n, nil) {
+					if err := s.Write(cols); err != nil {
+						b.Fatal(err)
+					}
+					k++
+				}
+				if err := s.Close(uint64(k)); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(k), "solutions")
+			}
+		})
+	}
+}
