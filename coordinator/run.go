@@ -300,7 +300,7 @@ func (j *job) summary() (Summary, error) {
 		Tasks:          len(j.plan.Tasks),
 		Committed:      committed,
 		Depth:          j.plan.Depth,
-		Workers:        j.sched.peakWorkers(),
+		Workers:        max(j.cfg.Workers, j.sched.peakWorkers()),
 		Nodes:          counts.Nodes,
 		ElapsedSeconds: elapsed.Seconds(),
 		Conflicts:      stats.Conflicts,

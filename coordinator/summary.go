@@ -17,7 +17,7 @@ type Summary struct {
 	Tasks          int     `json:"tasks"`
 	Committed      int     `json:"committed"` // tasks committed; equals tasks when complete
 	Depth          int     `json:"depth"`
-	Workers        int     `json:"workers"` // most workers attached at once
+	Workers        int     `json:"workers"` // embedded workers, or the most workers attached at once if more
 	Nodes          uint64  `json:"nodes"`   // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	Conflicts      uint64  `json:"conflicts"`  // results that disagreed with a committed one

@@ -47,6 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordinator: %v\n", err)
 		return 2
 	}
+	cfg.Stdout, cfg.Stderr = stdout, stderr
 	log := newLogger(logOpts, stderr)
 	_, err = coordinator.Run(ctx, cfg, log)
 	switch {

@@ -1,0 +1,41 @@
+// Package coordinator runs an N-Queens job on a cluster: it plans the
+// search as tasks (subtrees with the first rows fixed, solver.NewPlan),
+// leases them to workers over gRPC (nqueens.v1.CoordinatorService), and
+// commits the first valid result of each task exactly once.
+//
+//	cfg := coordinator.NewConfig(12) // embedded workers: one per CPU
+//	cfg.Workers = 4                  // real gRPC clients over loopback
+//	sum, err := coordinator.Run(ctx, cfg, hclog.NewNullLogger())
+//	// sum.Solutions == 14200, sum.Unique == 1787; the summary is on cfg.Stdout
+//
+// With cfg.Workers = 0 the job waits for remote workers (`worker --join
+// ADDR`); cfg.Listen says where (the bound address is logged and given to
+// cfg.OnListen).
+//
+// How it stays exact. The scheduler (scheduler.go) holds all job state
+// under one lock: the queue, the leases, the committed results. A worker
+// grants credits (Ready) and gets at most that many leases (Assign). A
+// lease ends with a Result, or is taken back when the worker's stream
+// breaks, its deadline passes without a heartbeat (the injected Clock), or
+// the worker releases it; taken-back tasks go to the front of the queue,
+// and each task has a retry cap (MaxAttempts) after which the job fails.
+// The first valid Result of a task id (plan fingerprint + index) from a
+// worker that held a lease on it is committed, after Config.Journal (when
+// set) made it durable and before the worker's Ack; later results are
+// compared and dropped, mismatches logged and counted as conflicts. Totals
+// are recomputed from the committed results with overflow-checked
+// addition.
+//
+// Listing solutions. With --solutions or pictures the tasks stream their
+// solutions in batches; each batch is validated (codec.go: valid
+// placements inside the task's prefix, strictly increasing) and spilled to
+// a temporary file per attempt. Only the committed attempt's file is kept,
+// and the publisher (publish.go) writes files to the Sink in task order as
+// they become contiguous, so the output is the sequential backtracker's
+// order whatever the number of workers, and memory stays bounded.
+//
+// Seams for issue 6: Config.ServerOptions and Config.WorkerDialOptions
+// take interceptors and TLS credentials (package auth); Config.Journal and
+// Config.Restored take a journal's durable commits and a resumed run's
+// earlier results (package journal).
+package coordinator

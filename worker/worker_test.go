@@ -1,0 +1,113 @@
+package worker_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/worker"
+)
+
+// Named timeouts.
+const (
+	jobTimeout   = 60 * time.Second // one small job
+	eventTimeout = 20 * time.Second // one expected event
+)
+
+func TestClassSize(t *testing.T) {
+	// Summing the class sizes of the canonical solutions gives the total.
+	for n, want := range []uint64{0, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724} {
+		if n == 0 {
+			continue
+		}
+		var total uint64
+		for cols := range solver.UniqueSolutions(n, nil) {
+			total += uint64(worker.ClassSize(cols))
+		}
+		if total != want {
+			t.Errorf("sum of ClassSize over the fundamental solutions of n=%d = %d, want %d", n, total, want)
+		}
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	start := time.Now()
+	err := worker.Run(context.Background(), worker.Config{Join: "127.0.0.1:1", Slots: 1, JoinTimeout: 300 * time.Millisecond}, hclog.NewNullLogger())
+	if !errors.Is(err, worker.ErrJoin) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("Run against a closed port = %v, want ErrJoin naming the address", err)
+	}
+	if d := time.Since(start); d > eventTimeout {
+		t.Errorf("gave up after %v; --join-timeout was 300ms", d)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	for _, c := range []worker.Config{{}, {Join: "x:1", Slots: -1}, {Join: "x:1", JoinTimeout: -time.Second}} {
+		if err := worker.Run(context.Background(), c, nil); err == nil || errors.Is(err, worker.ErrJoin) {
+			t.Errorf("Run(%+v) = %v, want a config error", c, err)
+		}
+	}
+}
+
+// TestStopHandsLeasesBack stops a worker mid-run: it returns promptly,
+// hands its leases back, and another worker finishes the exact count.
+func TestStopHandsLeasesBack(t *testing.T) {
+	cfg := coordinator.NewConfig(13)
+	cfg.Workers, cfg.Depth = 0, 4
+	cfg.Progress = coordinator.ProgressOff
+	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	addrc := make(chan string, 1)
+	cfg.OnListen = func(a string) { addrc <- a }
+	type result struct {
+		s   coordinator.Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := coordinator.Run(context.Background(), cfg, hclog.NewNullLogger())
+		done <- result{s, err}
+	}()
+	addr := <-addrc
+
+	ctx, stop := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- worker.Run(ctx, worker.Config{Join: addr, Slots: 2, Name: "stopped"}, hclog.NewNullLogger())
+	}()
+	time.Sleep(200 * time.Millisecond) // let it take and run tasks
+	stop()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Errorf("stopped worker: %v", err)
+		}
+	case <-time.After(eventTimeout):
+		t.Fatal("worker did not stop")
+	}
+	finisher := make(chan error, 1)
+	go func() {
+		finisher <- worker.Run(context.Background(), worker.Config{Join: addr, Slots: 2, Name: "finisher"}, hclog.NewNullLogger())
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(jobTimeout):
+		t.Fatal("job did not end")
+	}
+	if r.err != nil || r.s.Solutions != 73712 || r.s.Unique != 9233 {
+		t.Fatalf("job = %+v, %v; want 73712 solutions, 9233 fundamental", r.s, r.err)
+	}
+	if r.s.Expired != 0 {
+		t.Errorf("%d leases expired; a stopped worker hands them back", r.s.Expired)
+	}
+	if err := <-finisher; err != nil {
+		t.Errorf("finishing worker: %v", err)
+	}
+}
