@@ -1,50 +1,123 @@
 package solver
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
+
+// frameDepth is the number of values of a KindCount prefix that name the
+// border placement (see frame); values after them fix the queens of the
+// first free rows.
+const frameDepth = 3
 
 // CountTask counts the solutions below a KindCount task of an n-board and
 // returns its weighted contribution: the sum of CountTask over every task
 // of a KindCount plan is the board's total and fundamental count.
+//
+// A KindCount prefix is [a, c, d, x1, x2, ...]: a is the column of the
+// queen in the first row, c and d the rows of the queens in the first and
+// last columns, and x1, x2, ... the columns of the queens in the first rows
+// that none of those three holds, top down. The task covers every
+// canonical border placement (see frame) with these a, c, d, whatever the
+// column b of the queen in the last row. A prefix of fewer than 3 values
+// stands for every (a, c, d) that starts with it; the empty prefix is the
+// whole board.
 func CountTask(n int, t Task) (Counts, error) {
-	if err := CheckPrefix(n, t.Prefix); err != nil {
+	c, err := countPrefix(n, t.Prefix)
+	if err != nil {
 		return Counts{}, fmt.Errorf("count task %d: %w", t.Index, err)
 	}
-	if len(t.Prefix) == 0 {
-		return Count(n)
-	}
-	if t.Prefix[0] >= (n+1)/2 {
-		return Counts{}, fmt.Errorf("count task %d: first column %d is not in the left half 0..%d", t.Index, t.Prefix[0], (n+1)/2-1)
-	}
-	return countPrefix(n, t.Prefix), nil
+	return c, nil
 }
 
-// countPrefix counts a mirror-halved prefix: a first queen left of the
-// middle stands for its mirror image too.
-func countPrefix(n int, prefix []int) Counts {
-	w := uint64(2)
-	if n%2 == 1 && prefix[0] == n/2 {
-		w = 1
+func countPrefix(n int, prefix []int) (Counts, error) {
+	if err := checkN(n); err != nil {
+		return Counts{}, err
 	}
-	var cnt Counts
-	nodes, _ := walk(n, prefix, func(cols []int) bool {
-		cnt.Total += w
-		if Canonical(cols) {
-			cnt.Unique++
+	for i, v := range prefix[:min(len(prefix), frameDepth)] {
+		if v < 0 || v >= n {
+			return Counts{}, fmt.Errorf("prefix value %d (position %d) out of range 0..%d", v, i, n-1)
 		}
-		return true
+	}
+	if len(prefix) >= frameDepth {
+		return countTriple(n, prefix[0], prefix[1], prefix[2], prefix[frameDepth:])
+	}
+	var sum Counts
+	var err error
+	matched := false
+	triples(n, prefix, func(a, c, d int) bool {
+		matched = true
+		var cnt Counts
+		if cnt, err = countTriple(n, a, c, d, nil); err != nil {
+			return false
+		}
+		sum, err = sum.Add(cnt)
+		return err == nil
 	})
-	cnt.Nodes = nodes
-	return cnt
+	if err != nil {
+		return Counts{}, err
+	}
+	if !matched && len(prefix) > 0 {
+		return Counts{}, fmt.Errorf("prefix %v: no canonical border placement of n=%d starts with it", prefix, n)
+	}
+	return sum, nil
 }
 
 // Count counts the whole n-board on the calling goroutine.
 func Count(n int) (Counts, error) {
-	if err := checkN(n); err != nil {
-		return Counts{}, err
+	return countPrefix(n, nil)
+}
+
+// countPlan lists the tasks of a KindCount plan of the given depth (see
+// CountTask for what the prefixes mean), failing beyond limit tasks.
+func countPlan(n, depth, limit int) ([]Task, error) {
+	if depth == 0 {
+		return []Task{{Index: 0, Prefix: []int{}}}, nil
 	}
-	var sum Counts
-	for c := 0; c < (n+1)/2; c++ {
-		sum, _ = sum.Add(countPrefix(n, []int{c}))
+	var tasks []Task
+	var err error
+	add := func(p []int) bool {
+		if len(tasks) >= limit {
+			err = fmt.Errorf("depth %d gives more than %d tasks for n=%d: choose a smaller depth", depth, limit, n)
+			return false
+		}
+		tasks = append(tasks, Task{Index: len(tasks), Prefix: p})
+		return true
 	}
-	return sum, nil
+	triples(n, nil, func(a, cc, d int) bool {
+		key := []int{a, cc, d}
+		if depth < frameDepth {
+			if len(tasks) > 0 && slices.Equal(tasks[len(tasks)-1].Prefix, key[:depth]) {
+				return true
+			}
+			return add(key[:depth])
+		}
+		q, nq, _ := tripleQueens(n, a, cc, d)
+		var bd board
+		bd.init(n, frame{queens: q, nq: nq})
+		// Extra rows never reach the last free row, which may be row n-1,
+		// left open for the frames' queen b.
+		extra := max(0, min(depth-frameDepth, bd.k-1))
+		p := make([]int, frameDepth+extra)
+		copy(p, key)
+		return bd.prefixes(0, extra, 0, 0, 0, p, add)
+	})
+	return tasks, err
+}
+
+// prefixes extends p with every valid placement of free rows i..extra-1.
+func (bd *board) prefixes(i, extra int, cm, l, r uint32, p []int, add func([]int) bool) bool {
+	if i == extra {
+		return add(slices.Clone(p))
+	}
+	a := bd.all &^ (cm | l | r | bd.fx[i])
+	for a != 0 {
+		bit := a & -a
+		a ^= bit
+		p[frameDepth+i] = bitIndex(bit)
+		if !bd.prefixes(i+1, extra, cm|bit, (l|bit)<<bd.sh[i], (r|bit)>>bd.sh[i], p, add) {
+			return false
+		}
+	}
+	return true
 }

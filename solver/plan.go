@@ -28,15 +28,35 @@ type Plan struct {
 	Tasks    []Task
 }
 
-// MaxDepth returns the largest depth NewPlan accepts for n and kind.
+// maxExtraRows is how many free rows beyond the border placement a
+// KindCount plan may fix.
+const maxExtraRows = 2
+
+// maxEnumDepth is the deepest row prefix of an enumeration plan.
+const maxEnumDepth = 8
+
+// MaxDepth returns the largest depth NewPlan accepts for n and kind:
+// min(n, 8) for enumeration plans, 5 for counting plans (3 border values
+// and 2 more rows; see CountTask).
 func MaxDepth(n int, kind Kind) int {
-	return min(n, 8)
+	if kind == KindCount {
+		return frameDepth + maxExtraRows
+	}
+	return min(n, maxEnumDepth)
 }
 
-// NewPlan splits the search of an n-board into tasks by fixing the queens
-// of the first depth rows. Depth must be 0..MaxDepth(n, kind) (at most
-// min(n, 8)); depth 0 is a single task holding the whole board.
+// NewPlan splits the search of an n-board into tasks. Depth must be
+// 0..MaxDepth(n, kind); depth 0 is a single task holding the whole board.
+// Enumeration plans (KindAll, KindUnique) fix the queens of the first
+// depth rows: every valid placement, in lexicographic order. Counting plans
+// (KindCount) fix the first depth values of the prefixes CountTask
+// describes: border placements first, then rows. A depth that gives more
+// than MaxPlanTasks tasks is refused.
 func NewPlan(n, depth int, kind Kind) (Plan, error) {
+	return newPlan(n, depth, kind, MaxPlanTasks)
+}
+
+func newPlan(n, depth int, kind Kind, limit int) (Plan, error) {
 	if err := checkN(n); err != nil {
 		return Plan{}, err
 	}
@@ -47,16 +67,53 @@ func NewPlan(n, depth int, kind Kind) (Plan, error) {
 		return Plan{}, fmt.Errorf("depth %d out of range: for n=%d it must be 0..%d", depth, n, maxd)
 	}
 	p := Plan{N: n, Depth: depth, Kind: kind}
-	firstLimit := n
-	if kind == KindCount && depth > 0 {
-		firstLimit = (n + 1) / 2 // mirror halving: the first queen in the left half
-	}
 	var err error
-	p.Tasks, err = prefixes(n, depth, firstLimit, MaxPlanTasks)
+	if kind == KindCount {
+		p.Tasks, err = countPlan(n, depth, limit)
+	} else {
+		p.Tasks, err = prefixes(n, depth, n, limit)
+	}
 	if err != nil {
 		return Plan{}, err
 	}
 	return p, nil
+}
+
+// AutoDepth picks the smallest depth whose plan has tens of tasks per slot
+// (so that dynamic handout leaves no straggler at the end), while keeping
+// the plan under autoMaxTasks tasks.
+func AutoDepth(n, slots int, kind Kind) int {
+	if checkN(n) != nil {
+		return 0
+	}
+	slots = max(slots, 1)
+	want := autoTasksPerSlot * slots
+	best := 0
+	for d := 0; d <= MaxDepth(n, kind); d++ {
+		p, err := newPlan(n, d, kind, autoMaxTasks)
+		if err != nil {
+			break
+		}
+		best = d
+		if len(p.Tasks) >= want {
+			break
+		}
+	}
+	return best
+}
+
+// Fingerprint hashes N, Depth, Kind and Version: with a task's index it
+// forms the task id, so results from another plan or solver version are
+// never mistaken for this one's.
+func (p Plan) Fingerprint() uint64 {
+	h := fnv.New64a()
+	var b [8 * 4]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(p.N))
+	binary.LittleEndian.PutUint64(b[8:], uint64(p.Depth))
+	binary.LittleEndian.PutUint64(b[16:], uint64(p.Kind))
+	binary.LittleEndian.PutUint64(b[24:], uint64(Version))
+	h.Write(b[:])
+	return h.Sum64()
 }
 
 // prefixes lists every valid placement of the first depth rows whose first
@@ -101,53 +158,4 @@ func prefixes(n, depth, firstLimit, limit int) ([]Task, error) {
 		return nil, err
 	}
 	return tasks, nil
-}
-
-// AutoDepth picks the smallest depth whose plan has tens of tasks per slot
-// (so that dynamic handout leaves no straggler at the end), while keeping
-// the plan under autoMaxTasks tasks.
-func AutoDepth(n, slots int, kind Kind) int {
-	if checkN(n) != nil {
-		return 0
-	}
-	slots = max(slots, 1)
-	want := autoTasksPerSlot * slots
-	best := 0
-	for d := 0; d <= MaxDepth(n, kind); d++ {
-		p, err := NewPlanLimit(n, d, kind, autoMaxTasks)
-		if err != nil {
-			break
-		}
-		best = d
-		if len(p.Tasks) >= want {
-			break
-		}
-	}
-	return best
-}
-
-// NewPlanLimit is NewPlan with a smaller cap on the number of tasks.
-func NewPlanLimit(n, depth int, kind Kind, limit int) (Plan, error) {
-	p, err := NewPlan(n, depth, kind)
-	if err != nil {
-		return p, err
-	}
-	if len(p.Tasks) > limit {
-		return Plan{}, fmt.Errorf("depth %d gives %d tasks for n=%d, more than %d", depth, len(p.Tasks), n, limit)
-	}
-	return p, nil
-}
-
-// Fingerprint hashes N, Depth, Kind and Version: with a task's index it
-// forms the task id, so results from another plan or solver version are
-// never mistaken for this one's.
-func (p Plan) Fingerprint() uint64 {
-	h := fnv.New64a()
-	var b [8 * 4]byte
-	binary.LittleEndian.PutUint64(b[0:], uint64(p.N))
-	binary.LittleEndian.PutUint64(b[8:], uint64(p.Depth))
-	binary.LittleEndian.PutUint64(b[16:], uint64(p.Kind))
-	binary.LittleEndian.PutUint64(b[24:], uint64(Version))
-	h.Write(b[:])
-	return h.Sum64()
 }

@@ -14,7 +14,7 @@ const MaxN = 32
 // fingerprints, so a worker of another version cannot commit results for a
 // task it would interpret differently. Bump it whenever plans or task
 // semantics change.
-const Version = 1
+const Version = 2
 
 // Kind says what the tasks of a plan compute.
 type Kind uint8
