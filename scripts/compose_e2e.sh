@@ -122,7 +122,6 @@ until coord=$(ids coordinator) && [ -n "$coord" ]; do
 	sleep 0.1
 done
 
-network=$(docker inspect --format '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' "$coord" | awk '{print $1}')
 
 # --- Wait until the count is under way: a progress line of the coordinator
 # with tasks done and every worker joined.
@@ -136,6 +135,10 @@ mapfile -t wids < <(ids worker | sort)
 [ "${#wids[@]}" -eq "$workers" ] || fail "want $workers worker containers, got ${#wids[@]}"
 killed=${wids[0]}
 cut_off=${wids[1]}
+# The project's network, read from the running coordinator (a container
+# that is only created has none yet).
+network=$(docker inspect --format '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' "$coord" | awk '{print $1}')
+[ -n "$network" ] || fail "the coordinator is on no network"
 
 # --- Failures, at once, while the coordinator is still counting (names and
 # logs come after: every docker call takes a moment).
