@@ -118,16 +118,27 @@ func imageSig(g, m int, q [4][2]int, nq int) [4]int {
 	return s
 }
 
-// lessSig orders signatures by (a, c, d, b): the canonical frame is the
-// smallest of its images in this order, so that a task can fix a, c and d
-// and leave the last row's queen b to the search.
+// lessSig orders signatures by sigKey: the canonical frame is the smallest
+// of its images in this order. Any order works for correctness; b comes
+// last so that a task can fix a, c and d and leave the last row's queen b
+// to the search.
 func lessSig(x, y [4]int) bool {
-	for _, i := range [4]int{0, 2, 3, 1} {
-		if x[i] != y[i] {
-			return x[i] < y[i]
+	kx, ky := sigKey(x), sigKey(y)
+	for i := range kx {
+		if kx[i] != ky[i] {
+			return kx[i] < ky[i]
 		}
 	}
 	return false
+}
+
+// sigKey is the order in which frames compete to be canonical. Of the
+// orders tried, the one that prefers the side queens (rows c and d) low on
+// the board visits the fewest nodes: N=15 28.6M, against 35.8M for plain
+// (a, c, d, b) and 48.9M when they are high.
+func sigKey(s [4]int) [5]int {
+	a, b, c, d := s[0], s[1], s[2], s[3]
+	return [5]int{-max(c, d), -min(c, d), a, c, b}
 }
 
 // makeFrame checks signature s and returns its frame if it is valid and

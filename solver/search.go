@@ -42,8 +42,10 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 			sols += uint64((na | -na) >> 31)
 			continue
 		}
-		i++
-		sc[i], sl[i], sr[i], sa[i] = ncm, nl, nr, na
+		if na != 0 {
+			i++
+			sc[i], sl[i], sr[i], sa[i] = ncm, nl, nr, na
+		}
 	}
 	return sols, nodes
 }
