@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench_cluster.sh: the cluster's speed figures (issue 3).
+#
+#   overhead  coordinator --n N --workers 2  vs  nqbench --n N --threads 2   goal <= 1.05
+#   scaling   coordinator --workers 1        vs  --workers 2                 goal >= 1.9
+#   memory    peak RSS of the coordinator process counting N=MEM_N            goal < 100 MB
+#
+# Usage: scripts/bench_cluster.sh [N (default 17)] [RUNS (default 3)] [MEM_N (default 18)]
+# Each figure is the median of RUNS whole-process wall times; the machine is
+# shared and noisy, so the runs are interleaved and compared as ratios.
+# Set MEM_N=0 to skip the (long) memory run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=${1:-17}
+RUNS=${2:-3}
+MEM_N=${3:-18}
+
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/coordinator" ./cmd/coordinator
+go build -o "$bin/nqbench" ./cmd/nqbench
+
+# seconds CMD...: wall seconds of one run, output discarded.
+seconds() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc -l
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+declare -a nq w2 w1
+for ((i = 0; i < RUNS; i++)); do
+	nq+=("$(seconds "$bin/nqbench" --n "$N" --threads 2)")
+	w2+=("$(seconds "$bin/coordinator" --n "$N" --workers 2 --progress off --log-level warn)")
+	w1+=("$(seconds "$bin/coordinator" --n "$N" --workers 1 --progress off --log-level warn)")
+done
+nq_m=$(printf '%s\n' "${nq[@]}" | median)
+w2_m=$(printf '%s\n' "${w2[@]}" | median)
+w1_m=$(printf '%s\n' "${w1[@]}" | median)
+
+printf 'N=%s, median of %s runs (seconds):\n' "$N" "$RUNS"
+printf '  nqbench --threads 2        %8.2f   (%s)\n' "$nq_m" "${nq[*]}"
+printf '  coordinator --workers 2    %8.2f   (%s)\n' "$w2_m" "${w2[*]}"
+printf '  coordinator --workers 1    %8.2f   (%s)\n' "$w1_m" "${w1[*]}"
+printf '  overhead ratio (workers 2 / nqbench 2)   %.3f   goal <= 1.05\n' "$(echo "$w2_m / $nq_m" | bc -l)"
+printf '  scaling (workers 1 / workers 2)          %.3f   goal >= 1.9\n' "$(echo "$w1_m / $w2_m" | bc -l)"
+
+if [[ "$MEM_N" != 0 ]]; then
+	# The coordinator alone: remote workers in another process, so the
+	# figure is the coordinator's own memory, not the solver's.
+	go build -o "$bin/worker" ./cmd/worker
+	port=$((20000 + RANDOM % 20000))
+	"$bin/coordinator" --n "$MEM_N" --workers 0 --listen "127.0.0.1:$port" --progress off --log-level warn --json >"$bin/mem.json" &
+	cpid=$!
+	"$bin/worker" --join "127.0.0.1:$port" --slots 2 --log-level warn &
+	wpid=$!
+	peak=0
+	while kill -0 "$cpid" 2>/dev/null; do
+		kb=$(awk '/VmHWM/ {print $2}' "/proc/$cpid/status" 2>/dev/null || echo 0)
+		[[ -n "$kb" && "$kb" -gt "$peak" ]] && peak=$kb
+		sleep 0.5
+	done
+	wait "$cpid" || true
+	wait "$wpid" || true
+	printf 'N=%s: coordinator peak RSS (VmHWM) %.1f MB   goal < 100 MB; result %s\n' "$MEM_N" "$(echo "$peak / 1024" | bc -l)" "$(cat "$bin/mem.json")"
+fi
