@@ -121,3 +121,24 @@ func (bd *board) prefixes(i, extra int, cm, l, r uint32, p []int, add func([]int
 	}
 	return true
 }
+
+// countPlanSizes returns the number of tasks of the KindCount plans of
+// depth 0..frameDepth, enumerating the border placements once.
+func countPlanSizes(n int) (sizes [frameDepth + 1]int) {
+	sizes[0] = 1
+	var last [frameDepth]int
+	first := true
+	triples(n, nil, func(a, c, d int) bool {
+		key := [frameDepth]int{a, c, d}
+		same := !first
+		for i := 1; i <= frameDepth; i++ {
+			same = same && key[i-1] == last[i-1]
+			if !same {
+				sizes[i]++
+			}
+		}
+		last, first = key, false
+		return true
+	})
+	return sizes
+}
