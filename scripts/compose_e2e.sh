@@ -5,9 +5,11 @@
 #
 # Builds the image (scripts/build_images.sh, under a tag of its own), starts
 # deploy/docker-compose.yml under a unique project name with 4 workers of one
-# slot each at N=14, depth 6 (120742 small tasks, so the count lasts long
-# enough to be hurt: about 25 s here) and a 3s lease, waits until the
-# coordinator reports progress with all 4 workers, then, while it counts:
+# slot each, N=17 at depth 5 (43873 small tasks, about 28 s of counting on
+# this 2-core machine: long enough to hurt it mid-run; N=14 is over in about
+# 2 s, before docker-compose has even started the fourth worker) and a 3 s
+# lease. It waits until the coordinator logs progress with all 4 workers,
+# then, while the count runs:
 #   - docker kill       one worker container (its stream breaks: its tasks
 #                       must go back to the queue at once),
 #   - docker network disconnect  another worker from the project network for
@@ -15,28 +17,28 @@
 #                       breaks, the worker just goes silent: its lease must
 #                       expire, its tasks go elsewhere, and its late results,
 #                       if any, must be dropped as duplicates);
-# and checks that the coordinator exits 0 with exactly 365596 solutions, that
-# its log shows it noticed the killed worker, and that its --json result
-# counts at least one expired lease, taken back (so both failures really hit
-# the job). The logs it relied on are
-# printed. Its containers, network, volume and image are
-# removed on exit, pass or fail.
+# and checks that the coordinator exits 0 with exactly 95815104 solutions
+# (DESIGN.md §5), that its log shows it noticed the killed worker, and that
+# its --json result counts at least one expired lease, taken back (so both
+# failures really hit the job). It prints the logs it relied on, and removes
+# its containers, network, volume and image on exit, pass or fail.
 #
 # Without Docker (no client, no daemon, no Compose tool) it skips with exit 0,
 # except under CI=true, where that is a failure.
 #
 # Knobs (environment): E2E_N and E2E_WANT (board size and its known total,
-# e.g. E2E_N=16 E2E_WANT=14772512), E2E_LEASE (3s), E2E_DEPTH (task prefix
-# depth, 6; small tasks make the run last), E2E_TIMEOUT (seconds for the whole
-# count, 240), COMPOSE (the Compose command, e.g. "docker-compose"; default
-# `docker compose` when the plugin is there, else docker-compose).
+# e.g. E2E_N=14 E2E_WANT=365596); E2E_LEASE (3s); E2E_DEPTH (task depth, 5:
+# small tasks make the run last; "auto" lets the coordinator choose);
+# E2E_TIMEOUT (seconds allowed for the count, 240); COMPOSE (the Compose
+# command; default `docker compose` when that plugin is there, else
+# docker-compose).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-n=${E2E_N:-14}
-want=${E2E_WANT:-365596}
+n=${E2E_N:-17}
+want=${E2E_WANT:-95815104}
 lease=${E2E_LEASE:-3s}
-depth=${E2E_DEPTH:-6}
+depth=${E2E_DEPTH:-5}
 run_timeout=${E2E_TIMEOUT:-240}
 workers=4
 lease_s=${lease%s}
@@ -76,6 +78,7 @@ export NQUEENS_LEASE=$lease
 export NQUEENS_SLOTS=1
 export NQUEENS_TOKEN="e2e-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 export NQUEENS_COORDINATOR_FLAGS="--json --depth $depth --progress-interval 1s"
+[ "$depth" != auto ] || NQUEENS_COORDINATOR_FLAGS="--json --progress-interval 1s"
 dc() { "${compose[@]}" --project-name "$project" --file deploy/docker-compose.yml "$@"; }
 
 coord=""
@@ -142,7 +145,7 @@ network=$(docker inspect --format '{{range $k, $v := .NetworkSettings.Networks}}
 
 # --- Failures, at once, while the coordinator is still counting (names and
 # logs come after: every docker call takes a moment).
-running "$coord" || fail "the count finished before a worker could be killed: make it longer (E2E_DEPTH, or E2E_N=16 E2E_WANT=14772512)"
+running "$coord" || fail "the count finished before a worker could be killed: make it longer (a larger E2E_N with its E2E_WANT, or a larger E2E_DEPTH)"
 docker kill "$killed" >/dev/null
 t_kill=$SECONDS
 running "$coord" || fail "the count finished before a worker could be cut off: make it longer"
