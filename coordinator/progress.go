@@ -48,7 +48,11 @@ func (j *job) showProgress(stop <-chan struct{}) {
 			rate := float64(p.Solutions) / elapsed.Seconds()
 			eta := "?"
 			if p.Done > 0 {
-				eta = (time.Duration(float64(elapsed) * float64(p.Total-p.Done) / float64(p.Done))).Round(time.Second).String()
+				left := time.Duration(float64(elapsed) * float64(p.Total-p.Done) / float64(p.Done))
+				eta = left.Round(time.Second).String()
+				if left < 10*time.Second {
+					eta = left.Round(100 * time.Millisecond).String()
+				}
 			}
 			if mode == ProgressBar {
 				fmt.Fprintf(j.cfg.Stderr, "\r\033[K%s", bar(p, rate, eta))

@@ -76,6 +76,9 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 		return Summary{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 
+	if want && len(cfg.Restored) > 0 {
+		return Summary{}, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
+	}
 	var sink Sink
 	if want {
 		s, err := render.Open(render.Options{

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -49,6 +51,40 @@ func buildBinaries(t *testing.T, dir string) (coord, work string) {
 		}
 	}
 	return coord, work
+}
+
+var (
+	binOnce           sync.Once
+	binDir            string
+	binCoord, binWork string
+	binErr            error
+)
+
+// TestMain removes the binaries built for the end-to-end tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// binaries builds the coordinator and worker once per test run.
+func binaries(t *testing.T) (coord, work string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds binaries; skipped with -short")
+	}
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "nqueens-e2e-*")
+		if binErr == nil {
+			binCoord, binWork = buildBinaries(t, binDir)
+		}
+	})
+	if binErr != nil || binCoord == "" {
+		t.Fatalf("building binaries failed: %v", binErr)
+	}
+	return binCoord, binWork
 }
 
 // lineWatcher copies a process's stderr into a buffer and signals lines
@@ -100,11 +136,7 @@ func (w *lineWatcher) String() string {
 // worker processes at N=14; one worker is SIGKILLed mid-run. The count is
 // exact and the coordinator exits 0.
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds binaries; skipped with -short")
-	}
-	dir := t.TempDir()
-	coordBin, workBin := buildBinaries(t, dir)
+	coordBin, workBin := binaries(t)
 
 	coord := exec.Command(coordBin, "--n", "14", "--workers", "0", "--listen", "127.0.0.1:0", "--depth", "5",
 		"--json", "--progress", "log", "--progress-interval", "50ms", "--lease", "5s")
@@ -183,5 +215,74 @@ func TestEndToEnd(t *testing.T) {
 		if err := w.Wait(); err != nil {
 			t.Errorf("worker %d: %v\n%s", i+1, err, wlogs[i+1])
 		}
+	}
+}
+
+// TestSignals: SIGINT makes the coordinator drain its workers and exit 1
+// with a partial summary; SIGTERM makes a worker hand its leases back and
+// exit 0.
+func TestSignals(t *testing.T) {
+	coordBin, workBin := binaries(t)
+	coord := exec.Command(coordBin, "--n", "18", "--workers", "1", "--listen", "127.0.0.1:0",
+		"--progress", "log", "--progress-interval", "50ms")
+	var stdout bytes.Buffer
+	coord.Stdout = &stdout
+	cerr, err := coord.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lineWatcher{}
+	listening := logs.on(`listening: addr=(\S+)`)
+	joined := logs.on(`worker joined: .*worker_name=remote`)
+	if err := coord.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer coord.Process.Kill()
+	go logs.run(cerr)
+	var addr string
+	select {
+	case m := <-listening:
+		addr = m[1]
+	case <-time.After(e2eTimeout):
+		t.Fatalf("coordinator did not listen:\n%s", logs)
+	}
+	w := exec.Command(workBin, "--join", addr, "--slots", "1", "--name", "remote")
+	var wlog bytes.Buffer
+	w.Stderr = &wlog
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Process.Kill()
+	select {
+	case <-joined:
+	case <-time.After(e2eTimeout):
+		t.Fatalf("worker did not join:\n%s", logs)
+	}
+	time.Sleep(300 * time.Millisecond) // let it take a task
+	w.Process.Signal(syscall.SIGTERM)
+	if err := waitProc(w); err != nil {
+		t.Errorf("worker after SIGTERM: %v, want exit 0\n%s", err, wlog.String())
+	}
+	coord.Process.Signal(syscall.SIGINT)
+	err = waitProc(coord)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("coordinator after SIGINT: %v, want exit status 1\n%s", err, logs)
+	}
+	if !strings.Contains(stdout.String(), "PARTIAL") {
+		t.Errorf("coordinator printed %q, want a partial summary", stdout.String())
+	}
+}
+
+// waitProc waits for a process, bounded by e2eTimeout.
+func waitProc(c *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(e2eTimeout):
+		c.Process.Kill()
+		return fmt.Errorf("%s did not exit within %v", c.Path, e2eTimeout)
 	}
 }
