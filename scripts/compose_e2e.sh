@@ -5,7 +5,7 @@
 #
 # Builds the image (scripts/build_images.sh, under a tag of its own), starts
 # deploy/docker-compose.yml under a unique project name with 4 workers of one
-# slot each, N=17 at depth 5 (43873 small tasks, about 28 s of counting on
+# slot each, N=17 at depth 5 (some 50000 small tasks, about 27 s of counting on
 # this 2-core machine: long enough to hurt it mid-run; N=14 is over in about
 # 2 s, before docker-compose has even started the fourth worker) and a 3 s
 # lease. It waits until the coordinator logs progress with all 4 workers,
@@ -152,6 +152,11 @@ running "$coord" || fail "the count finished before a worker could be cut off: m
 docker network disconnect "$network" "$cut_off"
 t_cut=$SECONDS
 log "work under way: $(docker logs "$coord" 2>&1 | grep -E "$progress_re" | head -n 1)"
+# The image's HEALTHCHECK (healthprobe, exec form, no shell) is what let the
+# workers start (depends_on: service_healthy); show that it said so.
+coord_health=$(docker inspect --format '{{.State.Health.Status}}' "$coord")
+log "coordinator health (healthprobe): $coord_health"
+[ "$coord_health" = healthy ] || fail "coordinator health is $coord_health, want healthy"
 log "coordinator $(name "$coord"); workers $(for w in "${wids[@]}"; do printf '%s ' "$(name "$w")"; done); network $network"
 log "docker kill $(name "$killed") at ${t_kill}s: exit code $(docker inspect --format '{{.State.ExitCode}}' "$killed")"
 log "docker network disconnect $network $(name "$cut_off") at ${t_cut}s"

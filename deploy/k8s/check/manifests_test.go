@@ -1,7 +1,9 @@
 package check
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -500,5 +502,42 @@ func TestDockerfileMatchesCompose(t *testing.T) {
 	}
 	if got := instr["EXPOSE"]; !slices.Contains(got, probe) {
 		t.Errorf("Dockerfile EXPOSE = %q, want %s", got, probe)
+	}
+}
+
+// TestKustomizeBuild renders the base with kubectl's built-in kustomize, when
+// kubectl is installed, and decodes the result strictly too: this is what
+// `kubectl apply -k deploy/k8s` sends.
+func TestKustomizeBuild(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed; the manifests were still decoded one by one")
+	}
+	out, err := exec.Command(kubectl, "kustomize", k8sDir).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("kubectl kustomize %s: %v\n%s", k8sDir, err, ee.Stderr)
+		}
+		t.Fatalf("kubectl kustomize %s: %v", k8sDir, err)
+	}
+	var rendered Objects
+	docs := splitDocuments(out)
+	for i, doc := range docs {
+		if err := rendered.add(doc); err != nil {
+			t.Errorf("rendered document %d: %v", i+1, err)
+		}
+	}
+	_, objs, c := setup(t)
+	if len(docs) != len(objs.Jobs)+len(objs.Deployments)+len(objs.Services)+len(objs.Secrets) {
+		t.Errorf("kustomize rendered %d objects, want %d", len(docs), len(objs.Jobs)+len(objs.Deployments)+len(objs.Services)+len(objs.Secrets))
+	}
+	want := c.Services["coordinator"].Image
+	for _, p := range pods(rendered) {
+		for _, ctr := range p.spec.Containers {
+			if ctr.Image != want {
+				t.Errorf("rendered %s container %s image = %q, want %q", p.owner, ctr.Name, ctr.Image, want)
+			}
+		}
 	}
 }
