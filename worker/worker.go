@@ -61,6 +61,10 @@ type Config struct {
 	// package auth go here. Without transport credentials the connection is
 	// plaintext.
 	DialOptions []grpc.DialOption
+	// Prefetch is how many leased tasks may wait locally beyond the busy
+	// slots, so a slot that frees starts its next task at once instead of
+	// idling for a round trip to the coordinator (default 1; -1 = none).
+	Prefetch int
 	// Quiet logs joining and draining at Debug instead of Info (embedded
 	// workers, whose coordinator already logs both).
 	Quiet bool
@@ -74,6 +78,9 @@ func (c Config) Validate() error {
 	if c.Slots < 0 || c.Slots > 4096 {
 		return fmt.Errorf("--slots %d out of range 1..4096", c.Slots)
 	}
+	if c.Prefetch < -1 || c.Prefetch > 4096 {
+		return fmt.Errorf("prefetch %d out of range -1..4096", c.Prefetch)
+	}
 	if c.JoinTimeout < 0 {
 		return fmt.Errorf("--join-timeout %v must not be negative", c.JoinTimeout)
 	}
@@ -86,6 +93,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Name == "" {
 		c.Name = "worker"
+	}
+	switch c.Prefetch {
+	case 0:
+		c.Prefetch = 1
+	case -1:
+		c.Prefetch = 0
 	}
 	if c.JoinTimeout == 0 {
 		c.JoinTimeout = DefaultJoinTimeout
@@ -188,6 +201,7 @@ func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 		mu    sync.Mutex
 		tasks = make(map[uint64]*running)
 		wg    sync.WaitGroup // task goroutines
+		slots = make(chan struct{}, cfg.Slots)
 	)
 	send := func(m *nqueenspb.WorkRequest) bool {
 		select {
@@ -274,7 +288,7 @@ func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 		wg.Wait()
 	}
 
-	if !send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: jr.GetWorkerId(), Credits: uint32(cfg.Slots)}}}) {
+	if !send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: jr.GetWorkerId(), Credits: uint32(cfg.Slots + cfg.Prefetch)}}}) {
 		finish(false)
 		return false, errors.New("session stopped")
 	}
@@ -329,9 +343,17 @@ func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 			go func() {
 				defer wg.Done()
 				defer cancel()
-				res := runTask(tctx, a, func(b *nqueenspb.SolutionBatch) bool {
-					return send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
-				})
+				var res *nqueenspb.Result
+				select { // a prefetched task waits for a free slot
+				case slots <- struct{}{}:
+					if tctx.Err() == nil {
+						res = runTask(tctx, a, func(b *nqueenspb.SolutionBatch) bool {
+							return send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
+						})
+					}
+					<-slots
+				case <-tctx.Done():
+				}
 				mu.Lock()
 				_, still := tasks[a.GetLeaseId()]
 				delete(tasks, a.GetLeaseId())
