@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/solver"
@@ -109,5 +112,24 @@ func TestStopHandsLeasesBack(t *testing.T) {
 	}
 	if err := <-finisher; err != nil {
 		t.Errorf("finishing worker: %v", err)
+	}
+}
+
+func TestServeHealth(t *testing.T) {
+	h, err := worker.ServeHealth("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	conn, err := grpc.NewClient(h.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health Check = %v, %v; want SERVING", resp.GetStatus(), err)
 	}
 }
