@@ -31,6 +31,7 @@ cp deploy/Dockerfile "$ctx/Dockerfile"
 # DOCKER_BUILDKIT=0: the classic builder is all a FROM scratch image needs,
 # and it works without the buildx plugin (not installed here). Its output,
 # with the builder's deprecation notice, is shown only when it fails.
+previous=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 if ! DOCKER_BUILDKIT=0 docker build --tag "$image" \
 	--label "org.opencontainers.image.revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	"$ctx" >"$work/build.log" 2>&1; then
@@ -40,6 +41,11 @@ if ! DOCKER_BUILDKIT=0 docker build --tag "$image" \
 fi
 
 id=$(docker image inspect --format '{{.Id}}' "$image")
+# The image this tag named before is now untagged: remove it unless a
+# container or another tag still uses it, so rebuilding leaves no litter.
+if [ -n "$previous" ] && [ "$previous" != "$id" ]; then
+	docker image rm "$previous" >/dev/null 2>&1 || true
+fi
 size=$(docker image inspect --format '{{.Size}}' "$image")
 echo "built image $image $id ($((size / 1024 / 1024)) MiB, linux/$arch)"
 for cmd in coordinator worker healthprobe; do
