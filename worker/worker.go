@@ -283,7 +283,12 @@ func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 			}
 		}
 		close(stop)
-		<-senderDone
+		select {
+		case <-senderDone:
+		case <-time.After(endWait): // a coordinator that stopped reading
+			cancelStream()
+			<-senderDone
+		}
 		<-hbDone
 		wg.Wait()
 	}
