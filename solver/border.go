@@ -212,6 +212,7 @@ type board struct {
 	rows  [MaxN]int        // free row numbers
 	fx    [MaxN + 1]uint32 // per free row: squares attacked by the frame
 	sh    [MaxN + 1]uint32 // per free row: distance to the next free row
+	fcols uint32           // the columns of the frame's queens
 	frame frame
 }
 
@@ -230,6 +231,9 @@ func (bd *board) init(n int, f frame) {
 			}
 		}
 		return false
+	}
+	for i := 0; i < f.nq; i++ {
+		bd.fcols |= 1 << f.queens[i][1]
 	}
 	for r := 0; r < n; r++ {
 		if inFrame(r) {

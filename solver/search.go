@@ -2,11 +2,15 @@ package solver
 
 // count is the hot loop: it counts the completions of the free rows
 // start..k-1 given the search queens' columns cm and diagonals l, r (as
-// seen from free row start). It is an explicit-stack bitmask backtracker
-// over fixed-size arrays (no allocation); the last free row is not pushed
-// but counted at once, since it has at most one free column left.
+// seen from free row start). It is a bitmask backtracker with the current
+// row's masks in registers and an explicit stack of fixed-size arrays for
+// the rows above (no allocation, no store-to-load round trip per node).
+// The last two free rows are not searched but counted without branches:
+// only two columns are left for them, so there are at most two ways to
+// finish (see lastTwo).
 func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 	k, all := bd.k, bd.all
+	cm |= bd.fcols
 	switch {
 	case start == k:
 		return 1, 0
@@ -15,36 +19,78 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 			return 1, 1
 		}
 		return 0, 0
+	case start == k-2:
+		return bd.lastTwo(cm, l, r)
 	}
 	var sa, sc, sl, sr [MaxN + 1]uint32
-	last := k - 1
+	l2 := k - 2 // the level whose completions are counted directly
+	fx2, s2, fxl := bd.fx[l2&31], bd.sh[l2&31]&31, bd.fx[(k-1)&31]
 	i := start
-	sc[i], sl[i], sr[i] = cm, l, r
-	sa[i] = all &^ (cm | l | r | bd.fx[i])
+	a := all &^ (cm | l | r | bd.fx[i&31])
 	for {
-		a := sa[i]
 		if a == 0 {
 			if i == start {
 				break
 			}
 			i--
+			a, cm, l, r = sa[i&31], sc[i&31], sl[i&31], sr[i&31]
 			continue
 		}
 		bit := a & -a
-		sa[i] = a ^ bit
+		a ^= bit
 		nodes++
-		s := bd.sh[i] & 31
-		ncm := sc[i] | bit
-		nl := (sl[i] | bit) << s
-		nr := (sr[i] | bit) >> s
-		na := all &^ (ncm | nl | nr | bd.fx[i+1])
-		if i+1 == last {
-			sols += uint64((na | -na) >> 31)
+		s := bd.sh[i&31] & 31
+		ncm := cm | bit
+		nl := (l | bit) << s
+		nr := (r | bit) >> s
+		if i+1 == l2 {
+			// lastTwo, inlined: lo then hi, or hi then lo.
+			f := all &^ ncm
+			lo := f & -f
+			hi := f ^ lo
+			av := f &^ (nl | nr | fx2)
+			fitLo, fitHi := av&lo, av&hi
+			endLo := hi &^ (((nl | lo) << s2) | ((nr | lo) >> s2) | fxl)
+			endHi := lo &^ (((nl | hi) << s2) | ((nr | hi) >> s2) | fxl)
+			nodes += uint64(nz(fitLo) + nz(fitHi))
+			sols += uint64(nz(fitLo)&nz(endLo) + nz(fitHi)&nz(endHi))
 			continue
 		}
+		na := all &^ (ncm | nl | nr | bd.fx[(i+1)&31])
 		if na != 0 {
+			sa[i&31], sc[i&31], sl[i&31], sr[i&31] = a, cm, l, r
 			i++
-			sc[i], sl[i], sr[i], sa[i] = ncm, nl, nr, na
+			a, cm, l, r = na, ncm, nl, nr
+		}
+	}
+	return sols, nodes
+}
+
+// nz is 1 if v != 0, else 0, without a branch.
+func nz(v uint32) uint32 { return (v | -v) >> 31 }
+
+// lastTwo counts the ways to finish the last two free rows: the two
+// columns left, lo and hi, go one in each row, in either order.
+func (bd *board) lastTwo(cm, l, r uint32) (sols, nodes uint64) {
+	k := bd.k
+	f := bd.all &^ (cm | bd.fcols)
+	lo := f & -f
+	hi := f ^ lo
+	a := f &^ (l | r | bd.fx[(k-2)&31]) // free in the second-to-last row
+	s := bd.sh[(k-2)&31] & 31
+	fl := bd.fx[(k-1)&31]
+	loHi := (a & lo) != 0 // lo fits first
+	hiLo := (a & hi) != 0
+	if loHi {
+		nodes++
+		if hi&(((l|lo)<<s)|((r|lo)>>s)|fl) == 0 {
+			sols++
+		}
+	}
+	if hiLo {
+		nodes++
+		if lo&(((l|hi)<<s)|((r|hi)>>s)|fl) == 0 {
+			sols++
 		}
 	}
 	return sols, nodes
