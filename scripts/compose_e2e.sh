@@ -90,7 +90,7 @@ cleanup() {
 		dc logs --no-color --tail 60 2>&1
 	fi
 	log "cleaning up project $project and image $image"
-	[ -z "${up_pid:-}" ] || wait "$up_pid" 2>/dev/null
+	if [ -n "${up_pid:-}" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null; fi
 	dc down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
 	rm -rf "${tmp:-}"
 	docker image rm "$image" >/dev/null 2>&1
