@@ -91,6 +91,7 @@ cleanup() {
 	fi
 	log "cleaning up project $project and image $image"
 	if [ -n "${up_pid:-}" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null; fi
+	[ -z "${bg_pid:-}" ] || kill "$bg_pid" 2>/dev/null
 	dc down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
 	rm -rf "${tmp:-}"
 	docker image rm "$image" >/dev/null 2>&1
@@ -100,6 +101,18 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# interruptible runs a long wait in the background and waits for it, so that
+# SIGINT/SIGTERM reach the trap (and the cleanup) at once instead of after it.
+# Its output goes to the file $1 ("" = stdout): a redirection around the call
+# would also catch whatever the trap prints.
+bg_pid=""
+interruptible() {
+	local out=$1
+	shift
+	if [ -n "$out" ]; then "$@" >"$out" & else "$@" & fi
+	bg_pid=$!
+	wait "$bg_pid"
+}
 
 log "compose: ${compose[*]} ($("${compose[@]}" version --short 2>/dev/null || echo '?')); docker engine $(docker version --format '{{.Server.Version}}')"
 log "building image $image"
@@ -160,7 +173,7 @@ log "coordinator health (healthprobe): $coord_health"
 log "coordinator $(name "$coord"); workers $(for w in "${wids[@]}"; do printf '%s ' "$(name "$w")"; done); network $network"
 log "docker kill $(name "$killed") at ${t_kill}s: exit code $(docker inspect --format '{{.State.ExitCode}}' "$killed")"
 log "docker network disconnect $network $(name "$cut_off") at ${t_cut}s"
-sleep $((lease_s + 2 - (SECONDS - t_cut)))
+interruptible "" sleep $((lease_s + 2 - (SECONDS - t_cut)))
 still_running=no
 running "$coord" && still_running=yes
 docker network connect "$network" "$cut_off" 2>/dev/null || log "(reconnect failed: $(name "$cut_off") has exited)"
@@ -173,9 +186,10 @@ indent <"$tmp/up.log"
 
 # --- The result.
 log "waiting for the coordinator to exit (at most ${run_timeout}s)"
-if ! code=$(timeout "$run_timeout" docker wait "$coord"); then
+if ! interruptible "$tmp/code" timeout "$run_timeout" docker wait "$coord"; then
 	fail "the coordinator did not exit within ${run_timeout}s"
 fi
+code=$(cat "$tmp/code")
 log "coordinator exited with code $code"
 
 echo "--- containers of $project"
