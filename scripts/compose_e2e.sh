@@ -20,7 +20,8 @@
 # and checks that the coordinator exits 0 with exactly 95815104 solutions
 # (DESIGN.md §5), that its log shows it noticed the killed worker, and that
 # its --json result counts at least one expired lease, taken back (so both
-# failures really hit the job). It prints the logs it relied on, and removes
+# failures really hit the job). Meanwhile a worker with a wrong token must be
+# refused. It prints the logs it relied on, and removes
 # its containers, network, volume and image on exit, pass or fail.
 #
 # Without Docker (no client, no daemon, no Compose tool) it skips with exit 0,
@@ -173,7 +174,16 @@ log "coordinator health (healthprobe): $coord_health"
 log "coordinator $(name "$coord"); workers $(for w in "${wids[@]}"; do printf '%s ' "$(name "$w")"; done); network $network"
 log "docker kill $(name "$killed") at ${t_kill}s: exit code $(docker inspect --format '{{.State.ExitCode}}' "$killed")"
 log "docker network disconnect $network $(name "$cut_off") at ${t_cut}s"
-interruptible "" sleep $((lease_s + 2 - (SECONDS - t_cut)))
+# Meanwhile, a stranger on the project network with the wrong token must be
+# turned away (the real workers got theirs from the environment).
+intruder_rc=0
+intruder_out=$(docker run --rm --network "$network" --label "com.docker.compose.project=$project" \
+	--env NQUEENS_TOKEN=not-the-token "$image" worker --join coordinator:7070 --slots 1 --join-timeout 3s 2>&1) || intruder_rc=$?
+log "worker with a wrong token: exit code $intruder_rc: $(tail -n 1 <<<"$intruder_out")"
+[ "$intruder_rc" -ne 0 ] || fail "a worker with a wrong token was let in"
+grep -Eqi 'token|unauthenticated' <<<"$intruder_out" || fail "a worker with a wrong token failed, but not for its token: $intruder_out"
+wait_more=$((lease_s + 2 - (SECONDS - t_cut)))
+[ "$wait_more" -le 0 ] || interruptible "" sleep "$wait_more"
 still_running=no
 running "$coord" && still_running=yes
 docker network connect "$network" "$cut_off" 2>/dev/null || log "(reconnect failed: $(name "$cut_off") has exited)"
@@ -225,4 +235,4 @@ expired=$(field expired)
 requeued=$(field requeued)
 [ "${expired:-0}" -ge 1 ] || fail "no lease expired (expired=${expired:-?}): the disconnect did not outlast a held lease"
 [ "${requeued:-0}" -ge "$expired" ] || fail "requeued=${requeued:-?} < expired=$expired: expired leases must go back to the queue"
-log "PASS: N=$n counted $got solutions (want $want), exit 0; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; leases expired=$expired requeued=$requeued"
+log "PASS: N=$n counted $got solutions (want $want), exit 0; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"
