@@ -22,7 +22,9 @@ printf '%-4s %-8s %s\n' N threads ratio
 for n in "${sizes[@]}"; do
 	for t in 1 2; do
 		"$bin/nqbench" --n "$n" --threads "$t" >&2 # shows the counts; a wrong one is plain to see
-		r=$("$anchors/ratio.sh" -r "$runs" "$n" "$t" -- "$bin/nqbench" --n "$n" --threads "$t" | tee /dev/stderr | awk '/^ratio/ {print $NF}')
+		out=$("$anchors/ratio.sh" -r "$runs" "$n" "$t" -- "$bin/nqbench" --n "$n" --threads "$t")
+		echo "$out" >&2
+		r=$(awk '/^ratio/ {print $NF}' <<<"$out")
 		printf '%-4s %-8s %s\n' "$n" "$t" "$r"
 	done
 done

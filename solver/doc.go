@@ -18,8 +18,11 @@
 // Enumeration plans (KindAll, KindUnique) are plain row prefixes in
 // lexicographic order, so concatenating the tasks' Solutions in task order
 // gives exactly the order of the sequential row-by-row backtracker. Counting
-// plans (KindCount) use symmetry, so their prefixes mean something else (see
-// KindCount); only CountTask interprets them.
+// plans (KindCount) use all 8 symmetries of the board: a task fixes the
+// queens of row 0 and of the first and last columns (a canonical border
+// placement, as in the Q27 and NQueensFAF projects), so its prefix means
+// something else (see CountTask) and only CountTask interprets it. Total
+// and fundamental counts come out of the same search.
 //
 // Single solutions for large boards come from Constructive (any n >= 4, in
 // linear time) or LasVegas (random first rows, backtracking for the rest).
