@@ -19,8 +19,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/nqueens-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 ctx=$work/context
 mkdir -p "$ctx/bin" "$ctx/state" "$ctx/tmp"
-chmod 1777 "$ctx/tmp"
-chmod 0755 "$ctx/state"
+chmod 0755 "$ctx/state" "$ctx/tmp"
 
 for cmd in coordinator worker healthprobe; do
 	CGO_ENABLED=0 GOOS=linux GOARCH="$arch" \
