@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# check_proto.sh: fails when the wire contract is not lint-clean or when the
-# committed generated Go differs from what `buf generate` produces.
+# check_proto.sh: fails when the wire contract is not lint-clean, when it
+# breaks compatibility (breaking: FILE) with the version committed on
+# BREAKING_AGAINST (default: the main branch; a fresh clone compares with
+# itself, a working tree with its last commit), or when the committed
+# generated Go differs from what `buf generate` produces.
 # Run from anywhere; buf and the protoc plugins come from tools/go.mod.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +11,9 @@ cd "$(dirname "$0")/.."
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
 
 buf lint
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	buf breaking --against ".git#branch=${BREAKING_AGAINST:-main}"
+fi
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
