@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
 
 buf lint
-if git rev-parse --git-dir >/dev/null 2>&1; then
+if git rev-parse --verify -q "refs/heads/${BREAKING_AGAINST:-main}" >/dev/null 2>&1; then
 	buf breaking --against ".git#branch=${BREAKING_AGAINST:-main}"
 fi
 
