@@ -71,7 +71,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&cfg.N, "n", 0, "board size N (required): 1..32 for counting and listing, up to 100000000 with --first")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
 	fs.Var(depthFlag{&cfg.Depth}, "depth", "rows fixed per task (`D`|auto): auto gives tens of tasks per worker slot")
 	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, "how long a task stays with a worker that sends no heartbeat")
@@ -94,13 +94,16 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", coordinator.DefaultProgressInterval, "period of progress log lines")
 	var ac auth.Config
 	ac.Token = auth.NewToken(os.Getenv("NQUEENS_TOKEN"))
-	fs.Var(&ac.Token, "token", "shared join token workers must present (default $NQUEENS_TOKEN)")
+	fs.Var(&ac.Token, "token", "shared join `TOKEN` workers must present (default $NQUEENS_TOKEN; never logged)")
 	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE`")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
 	fs.StringVar(&lo.level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
 	fs.BoolVar(&lo.json, "log-json", false, "log as JSON lines")
-	fs.Usage = func() {
+	// Parse calls fs.Usage on every error; the full help goes out for -h
+	// only, a bad flag gets one line.
+	fs.Usage = func() {}
+	printUsage := func() {
 		fmt.Fprint(stdout, usageHead)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
@@ -109,7 +112,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			printUsage()
 			return cfg, lo, errHelp
 		}
 		return cfg, lo, fmt.Errorf("%v (see coordinator -h)", err)

@@ -56,18 +56,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.Join, "join", "", "coordinator `HOST:PORT` (required)")
-	fs.IntVar(&cfg.Slots, "slots", cfg.Slots, "tasks run at once, one core each")
+	fs.IntVar(&cfg.Slots, "slots", cfg.Slots, "tasks run at once, one core each; the default is this machine's number of CPUs")
 	fs.StringVar(&cfg.Name, "name", host, "name shown in the coordinator's logs")
 	fs.DurationVar(&cfg.JoinTimeout, "join-timeout", cfg.JoinTimeout, "how long to keep retrying to join (or rejoin) before giving up")
 	fs.StringVar(&healthListen, "health-listen", "", "serve grpc.health.v1 on `HOST:PORT` (for probes); off when empty")
-	fs.Var(&ac.Token, "token", "join token (default $NQUEENS_TOKEN)")
+	fs.Var(&ac.Token, "token", "join `TOKEN` (default $NQUEENS_TOKEN; never logged)")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "dial with TLS, trusting this PEM CA `FILE` for the coordinator")
 	fs.StringVar(&ac.CertFile, "tls-cert", "", "client certificate `FILE` for mutual TLS")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.ServerName, "tls-server-name", "", "name expected in the coordinator's certificate (default: the --join host)")
 	fs.StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
 	fs.BoolVar(&logJSON, "log-json", false, "log as JSON lines")
-	fs.Usage = func() {
+	// Parse calls fs.Usage on every error; the full help goes out for -h
+	// only, a bad flag gets one line.
+	fs.Usage = func() {}
+	printUsage := func() {
 		fmt.Fprint(stdout, usageHead)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
@@ -75,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			printUsage()
 			return 0
 		}
 		fmt.Fprintf(stderr, "worker: %v (see worker -h)\n", err)
