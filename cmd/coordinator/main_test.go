@@ -58,6 +58,13 @@ func TestHelp(t *testing.T) {
 			t.Errorf("coordinator -h does not mention %s", flag)
 		}
 	}
+	if c := strings.Count(stdout.String(), "Usage:"); c != 1 {
+		t.Errorf("coordinator -h printed the usage %d times, want once", c)
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"--n", "8", "--typo"}, &stdout, &stderr); code != 2 || stdout.Len() > 0 {
+		t.Errorf("coordinator --typo: exit %d, stdout %q; want exit 2 and nothing on stdout", code, stdout.String())
+	}
 }
 
 // TestJSON runs a small job in-process and checks the --json fields that
