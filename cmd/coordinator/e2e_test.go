@@ -200,6 +200,9 @@ func TestEndToEnd(t *testing.T) {
 		Solutions, Unique uint64
 		Complete          bool
 		Conflicts         uint64
+		Requeued          uint64
+		Tasks             int
+		ElapsedSeconds    float64 `json:"elapsed_seconds"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("stdout %q: %v", stdout.String(), err)
@@ -207,6 +210,7 @@ func TestEndToEnd(t *testing.T) {
 	if got.Solutions != 365596 || got.Unique != 45752 || !got.Complete || got.Conflicts != 0 {
 		t.Errorf("coordinator said %s; want 365596 solutions, 45752 fundamental, complete, no conflicts", stdout.String())
 	}
+	t.Logf("%d tasks in %.2fs; %d leases taken back", got.Tasks, got.ElapsedSeconds, got.Requeued)
 	if !strings.Contains(logs.String(), "work stream broken") {
 		t.Logf("the killed worker's stream break was not logged (job may have ended first, %v after the kill)", time.Since(killedAt))
 	}
