@@ -101,7 +101,12 @@ type Config struct {
 	WorkerDialOptions []grpc.DialOption     // credentials for the embedded workers' connections
 	Journal           Journal               // makes each commit durable before the worker's Ack
 	Restored          map[int]solver.Counts // results committed by an earlier run (--resume)
-	OnListen          func(addr string)     // told the bound address once the server listens
+	// OpenJournal, when set, is called once the plan is known (depth
+	// chosen) and returns the Journal and the restored results to use; it
+	// overrides Journal and Restored. Its errors are returned by Run as they
+	// are (wrap ErrUsage for a journal that belongs to another job).
+	OpenJournal func(plan solver.Plan) (Journal, map[int]solver.Counts, error)
+	OnListen    func(addr string) // told the bound address once the server listens
 
 	testJob func(*job) // tests: called once the job's scheduler exists
 }

@@ -76,6 +76,13 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 		return Summary{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 
+	if cfg.OpenJournal != nil {
+		j, restored, err := cfg.OpenJournal(plan)
+		if err != nil {
+			return Summary{}, err
+		}
+		cfg.Journal, cfg.Restored = j, restored
+	}
 	if want && len(cfg.Restored) > 0 {
 		return Summary{}, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
 	}
@@ -263,6 +270,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	}
 	cancelWorkers()
 	workers.Wait()
+	j.sched.journaling.Wait() // every commit durable before the summary
 	close(stopBG)
 	cancelPub()
 	bg.Wait()

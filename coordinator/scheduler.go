@@ -28,10 +28,12 @@ type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-// Journal makes commits durable (issue 6). Commit is called once per task,
-// under the scheduler's lock, after the result was validated and before the
-// worker is acknowledged or the result counts; if it fails, the job fails.
-// Without a journal commits live in memory only.
+// Journal makes commits durable (issue 6). Commit is called once per
+// committed task, after the result was validated and before the worker is
+// acknowledged, outside the scheduler's lock (so a journal may share one
+// fsync among concurrent commits); Run waits for every Commit before it
+// prints the summary. If Commit fails, the job fails. Without a journal
+// commits live in memory only.
 type Journal interface {
 	Commit(index int, c solver.Counts) error
 }
@@ -76,6 +78,7 @@ type scheduler struct {
 	clock       Clock
 	log         hclog.Logger
 	journal     Journal
+	journaling  sync.WaitGroup // Journal.Commit calls in flight
 	// published receives each committed task index with its spilled
 	// solutions (want only); it is called under mu and must not block.
 	published func(index int, path string)
@@ -380,6 +383,8 @@ func (s *scheduler) rejectBatch(sess *session, leaseID uint64, reason string) {
 type outcome struct {
 	code   nqueenspb.Ack_Outcome
 	reason string
+	index  int           // the committed task (COMMITTED only)
+	counts solver.Counts // its counts (COMMITTED only)
 }
 
 // result judges a Result. streamed is the number of solutions the
@@ -392,7 +397,7 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 	if id == nil || id.GetPlanFingerprint() != s.fingerprint || int(id.GetIndex()) >= len(s.tasks) {
 		s.stats.Rejected++
 		s.log.Warn("result for unknown task dropped", "worker_id", sess.id, "task_id", id.String())
-		return outcome{nqueenspb.Ack_OUTCOME_REJECTED, "unknown task or other plan"}
+		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: "unknown task or other plan"}
 	}
 	idx := int(id.GetIndex())
 	t := &s.tasks[idx]
@@ -413,18 +418,18 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 		if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
 			s.stats.Duplicates++
 			s.log.Debug("duplicate result dropped", "worker_id", sess.id, "task", idx)
-			return outcome{nqueenspb.Ack_OUTCOME_DUPLICATE, "already committed"}
+			return outcome{code: nqueenspb.Ack_OUTCOME_DUPLICATE, reason: "already committed"}
 		}
 		s.stats.Conflicts++
 		s.log.Error("conflicting result dropped", "worker_id", sess.id, "task", idx,
 			"committed_total", t.counts.Total, "committed_unique", t.counts.Unique,
 			"got_total", got.Total, "got_unique", got.Unique)
-		return outcome{nqueenspb.Ack_OUTCOME_CONFLICT, fmt.Sprintf("task %d was committed with total %d unique %d", idx, t.counts.Total, t.counts.Unique)}
+		return outcome{code: nqueenspb.Ack_OUTCOME_CONFLICT, reason: fmt.Sprintf("task %d was committed with total %d unique %d", idx, t.counts.Total, t.counts.Unique)}
 	}
 	if !ownLease {
 		s.stats.Rejected++
 		s.log.Warn("result for a task this worker never held dropped", "worker_id", sess.id, "task", idx)
-		return outcome{nqueenspb.Ack_OUTCOME_REJECTED, "task not leased to this worker"}
+		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: "task not leased to this worker"}
 	}
 	reason := r.GetFailure()
 	if reason == "" {
@@ -435,13 +440,10 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 		s.log.Warn("invalid result dropped", "worker_id", sess.id, "task", idx, "reason", reason)
 		s.takeBackLocked(l, true, reason) // a no-op for a late result
 		s.dispatchLocked()
-		return outcome{nqueenspb.Ack_OUTCOME_REJECTED, reason}
+		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: reason}
 	}
 	if s.journal != nil {
-		if err := s.journal.Commit(idx, got); err != nil {
-			s.failLocked(fmt.Errorf("journal commit of task %d: %w", idx, err))
-			return outcome{nqueenspb.Ack_OUTCOME_REJECTED, "coordinator cannot store results"}
-		}
+		s.journaling.Add(1) // before done can close: Run waits for it
 	}
 	endLease()
 	t.committed, t.counts = true, got
@@ -457,7 +459,21 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
-	return outcome{nqueenspb.Ack_OUTCOME_COMMITTED, ""}
+	return outcome{code: nqueenspb.Ack_OUTCOME_COMMITTED, index: idx, counts: got}
+}
+
+// makeDurable journals a commit outside the lock; the caller acknowledges
+// the worker only after it returns true.
+func (s *scheduler) makeDurable(o outcome) bool {
+	if s.journal == nil || o.code != nqueenspb.Ack_OUTCOME_COMMITTED {
+		return true
+	}
+	defer s.journaling.Done()
+	if err := s.journal.Commit(o.index, o.counts); err != nil {
+		s.fail(fmt.Errorf("journal commit of task %d: %w", o.index, err))
+		return false
+	}
+	return true
 }
 
 // implausible says why a result cannot be right without recomputing it, or

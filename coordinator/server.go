@@ -289,6 +289,9 @@ func (v *service) result(sess *session, attempts map[uint64]*attempt, r *nqueens
 	if out.code != nqueenspb.Ack_OUTCOME_COMMITTED && path != "" {
 		os.Remove(path)
 	}
+	if !v.sched.makeDurable(out) {
+		return // the job failed; no Ack for a commit that is not durable
+	}
 	sess.out.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Ack{Ack: &nqueenspb.Ack{
 		TaskId: r.GetTaskId(), Outcome: out.code, Reason: out.reason,
 	}}})

@@ -19,10 +19,13 @@ import (
 // errHelp says -h was asked for and answered.
 var errHelp = errors.New("help shown")
 
-// logOptions are the logging flags.
+// logOptions are the logging flags, and the state flags that need the
+// logger to be wired.
 type logOptions struct {
-	level string
-	json  bool
+	level  string
+	json   bool
+	state  string
+	resume bool
 }
 
 const usageHead = `Usage: coordinator --n N [flags]
@@ -98,6 +101,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE`")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
+	fs.StringVar(&lo.state, "state", "", "journal every committed task to `FILE` (fsynced before the worker is acknowledged)")
+	fs.BoolVar(&lo.resume, "resume", false, "continue the job journaled in --state after a crash: only unfinished tasks run again")
 	fs.StringVar(&lo.level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
 	fs.BoolVar(&lo.json, "log-json", false, "log as JSON lines")
 	// Parse calls fs.Usage on every error; the full help goes out for -h
@@ -139,6 +144,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 		cfg.Progress = coordinator.ProgressOff
 	default:
 		return cfg, lo, fmt.Errorf("--progress %q: want auto, bar, log or off", *progress)
+	}
+	if lo.resume && lo.state == "" {
+		return cfg, lo, errors.New("--resume needs --state FILE")
 	}
 	if hclog.LevelFromString(lo.level) == hclog.NoLevel {
 		return cfg, lo, fmt.Errorf("--log-level %q: want trace, debug, info, warn, error or off", lo.level)

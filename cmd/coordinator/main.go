@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/journal"
 	"github.com/nqueens/nqueens/study"
 )
 
@@ -49,7 +50,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Stdout, cfg.Stderr = stdout, stderr
 	log := newLogger(logOpts, stderr)
+	var state *journal.Journal
+	if logOpts.state != "" {
+		cfg.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, &state)
+	}
 	_, err = coordinator.Run(ctx, cfg, log)
+	if state != nil {
+		if cerr := state.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--state: %w", cerr)
+		}
+	}
 	switch {
 	case err == nil:
 		return 0

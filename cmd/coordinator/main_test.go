@@ -34,6 +34,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--n", "8", "--first", "--method", "guess"}, 2, "unknown --method"},
 		{[]string{"--n", "8", "--listen", busy.Addr().String(), "--log-level", "off"}, 1, "address already in use"},
 		{[]string{"study", "nosuch"}, 2, "unknown study"},
+		{[]string{"--n", "8", "--resume"}, 2, "--resume needs --state FILE"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tc.args, &stdout, &stderr)
