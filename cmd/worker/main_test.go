@@ -6,6 +6,12 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nqueens/nqueens/auth"
+	"github.com/nqueens/nqueens/coordinator"
 )
 
 // TestExitCodes: bad input is one clear line on stderr and the documented
@@ -55,5 +61,51 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(stdout.String(), flag) {
 			t.Errorf("worker -h does not mention %s", flag)
 		}
+	}
+}
+
+// TestRefusedToken: a worker with a wrong or missing token is refused at
+// once (Unauthenticated is not retried), exits 1 with one line that does
+// not show the token, and gets no lease.
+func TestRefusedToken(t *testing.T) {
+	sopts, err := auth.Config{Token: auth.NewToken("s3cret-token")}.ServerOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := coordinator.NewConfig(10)
+	cfg.Workers, cfg.Progress, cfg.ServerOptions = 0, coordinator.ProgressOff, sopts
+	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	addrc := make(chan string, 1)
+	cfg.OnListen = func(a string) { addrc <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan coordinator.Summary, 1)
+	go func() {
+		s, _ := coordinator.Run(ctx, cfg, hclog.NewNullLogger())
+		done <- s
+	}()
+	addr := <-addrc
+	t.Setenv("NQUEENS_TOKEN", "")
+	for _, tc := range []struct{ name, token string }{{"wrong token", "guess"}, {"no token", ""}} {
+		args := []string{"--join", addr, "--join-timeout", "10s", "--log-level", "off"}
+		if tc.token != "" {
+			args = append(args, "--token", tc.token)
+		}
+		var stdout, stderr bytes.Buffer
+		start := time.Now()
+		code := run(context.Background(), args, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "cannot join") || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and one refusal line", tc.name, code, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "s3cret") {
+			t.Errorf("%s: the token leaked: %q", tc.name, stderr.String())
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: refused after %v; Unauthenticated must not be retried until --join-timeout", tc.name, d)
+		}
+	}
+	cancel()
+	if s := <-done; s.Committed != 0 || s.Requeued != 0 || s.Workers != 0 {
+		t.Errorf("refused workers got work: %+v", s)
 	}
 }
