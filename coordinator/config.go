@@ -73,6 +73,12 @@ type Config struct {
 
 	Unique bool // list fundamental solutions only (KindUnique plan)
 
+	// VerifyFraction is the fraction (0..1) of committed tasks computed
+	// again on a different worker; a worker caught disagreeing with the
+	// coordinator's own recomputation is quarantined (verify.go). Count
+	// plans only.
+	VerifyFraction float64
+
 	// Output of the solutions, through render.Sink. Any of these makes the
 	// workers stream solutions (a KindAll or KindUnique plan).
 	Solutions string        // "" none, "-" stdout, else a file
@@ -173,6 +179,12 @@ func (c Config) Validate() error {
 	}
 	if c.Lease > 0 && c.Heartbeat >= c.Lease {
 		return usageErr("heartbeat interval %v must be shorter than the lease %v", c.Heartbeat, c.Lease)
+	}
+	if c.VerifyFraction < 0 || c.VerifyFraction > 1 || c.VerifyFraction != c.VerifyFraction {
+		return usageErr("--verify-fraction %v out of range 0..1", c.VerifyFraction)
+	}
+	if c.VerifyFraction > 0 && c.kind() != solver.KindCount {
+		return usageErr("--verify-fraction works for counting only, not with --unique or listings")
 	}
 	if c.MaxAttempts < 0 {
 		return usageErr("--max-attempts %d must be at least 1", c.MaxAttempts)

@@ -130,6 +130,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	cfg, log := j.cfg, j.log
 	j.sched = newScheduler(j.plan, cfg.Lease, cfg.MaxAttempts, j.sink != nil, cfg.Clock, log.Named("scheduler"))
 	j.sched.journal = cfg.Journal
+	j.sched.verifyFrac = cfg.VerifyFraction
 	spillDir := ""
 	if j.sink != nil {
 		dir, err := os.MkdirTemp(cfg.SpillDir, "nqueens-spill-*")
@@ -271,6 +272,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	cancelWorkers()
 	workers.Wait()
 	j.sched.journaling.Wait() // every commit durable before the summary
+	j.sched.truths.Wait()     // the coordinator's own recomputations
 	close(stopBG)
 	cancelPub()
 	bg.Wait()
@@ -319,6 +321,8 @@ func (j *job) summary() (Summary, error) {
 		Rejected:       stats.Rejected,
 		Requeued:       stats.Requeued,
 		Expired:        stats.Expired,
+		Verified:       stats.Verified,
+		Quarantined:    stats.Quarantined,
 		Complete:       committed == len(j.plan.Tasks) && err == nil,
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -40,11 +41,13 @@ type Journal interface {
 
 // Stats counts what the scheduler dropped or redid; they appear in --json.
 type Stats struct {
-	Conflicts  uint64 // results for committed tasks whose counts differ (logged as errors)
-	Duplicates uint64 // results for committed tasks with equal counts
-	Rejected   uint64 // results or batches for unknown tasks, other plans, foreign leases, invalid solutions
-	Requeued   uint64 // leases taken back (broken stream, expiry, release, rejection)
-	Expired    uint64 // leases that ran out without a heartbeat
+	Conflicts   uint64 // results for committed tasks whose counts differ (logged as errors)
+	Duplicates  uint64 // results for committed tasks with equal counts
+	Rejected    uint64 // results or batches for unknown tasks, other plans, foreign leases, invalid solutions
+	Requeued    uint64 // leases taken back (broken stream, expiry, release, rejection)
+	Expired     uint64 // leases that ran out without a heartbeat
+	Verified    uint64 // committed tasks computed again and confirmed (--verify-fraction)
+	Quarantined uint64 // workers caught reporting wrong counts
 }
 
 // lease is one attempt at a task by one worker session.
@@ -54,15 +57,18 @@ type lease struct {
 	sess     *session
 	deadline time.Time
 	live     bool // false once taken back or finished; kept for late results
+	verify   bool // a verification of a committed task
 }
 
 // taskState is the scheduler's record of one task of the plan.
 type taskState struct {
 	committed bool
 	counts    solver.Counts
-	failures  int    // attempts that ended without a result (retry cap)
-	lease     *lease // the live lease, nil when queued or committed
-	queued    bool   // in the retry heap
+	failures  int         // attempts that ended without a result (retry cap)
+	lease     *lease      // the live lease, nil when queued or committed
+	queued    bool        // in the retry heap
+	committer *session    // whose result was committed (nil: restored or the coordinator's)
+	verify    verifyState // --verify-fraction progress
 }
 
 // scheduler owns the job's bookkeeping: which task is queued, leased to
@@ -81,28 +87,34 @@ type scheduler struct {
 	journaling  sync.WaitGroup // Journal.Commit calls in flight
 	// published receives each committed task index with its spilled
 	// solutions (want only); it is called under mu and must not block.
-	published func(index int, path string)
+	published  func(index int, path string)
+	verifyFrac float64        // fraction of committed tasks verified on another worker
+	rng        *rand.Rand     // samples the verified tasks; used under mu
+	truths     sync.WaitGroup // the coordinator's own recomputations in flight
 
 	mu sync.Mutex
 	// mu guards every field below.
-	tasks     []taskState
-	retry     indexHeap           // tasks taken back, lowest index first; served before fresh ones
-	next      int                 // next task never leased
-	sessions  map[string]*session // joined workers by id
-	leases    map[uint64]*lease   // every lease of the job by id, live or not
-	nextLease uint64
-	nextWID   uint64
-	committed int
-	solutions uint64 // committed solutions so far, for progress only
-	stats     Stats
-	err       error // the job failed
-	draining  bool  // no more assignments; new sessions are drained at once
-	peak      int   // most sessions attached at once
-	done      chan struct{}
+	tasks         []taskState
+	retry         indexHeap           // tasks taken back, lowest index first; served before fresh ones
+	next          int                 // next task never leased
+	sessions      map[string]*session // joined workers by id
+	leases        map[uint64]*lease   // every lease of the job by id, live or not
+	nextLease     uint64
+	nextWID       uint64
+	committed     int
+	solutions     uint64 // committed solutions so far, for progress only
+	stats         Stats
+	err           error // the job failed
+	draining      bool  // no more assignments; new sessions are drained at once
+	peak          int   // most sessions attached at once
+	verifyQ       []int // committed tasks waiting for verification
+	pendingVerify int   // sampled tasks not yet verified
+	done          chan struct{}
 }
 
 func newScheduler(plan solver.Plan, leaseLen time.Duration, maxAttempts int, want bool, clock Clock, log hclog.Logger) *scheduler {
 	return &scheduler{
+		rng:         rand.New(rand.NewPCG(plan.Fingerprint(), 0x6e71756565)),
 		plan:        plan,
 		fingerprint: plan.Fingerprint(),
 		leaseLen:    leaseLen,
@@ -203,14 +215,20 @@ func (s *scheduler) dispatchLocked() {
 		return
 	}
 	for _, sess := range s.sessions {
-		for sess.attached && !sess.gone && sess.credits > 0 {
-			idx, ok := s.popLocked()
-			if !ok {
-				return
+		for sess.attached && !sess.gone && !sess.quarantined && sess.credits > 0 {
+			if idx, ok := s.popLocked(); ok {
+				s.leaseLocked(sess, idx, false)
+				continue
 			}
-			s.leaseLocked(sess, idx)
+			if idx, ok := s.popVerifyLocked(sess); ok {
+				s.tasks[idx].verify = verifyLeased
+				s.leaseLocked(sess, idx, true)
+				continue
+			}
+			break
 		}
 	}
+	s.verifyLocallyLocked()
 }
 
 // popLocked returns the next task to lease: taken-back tasks first (lowest
@@ -234,11 +252,13 @@ func (s *scheduler) popLocked() (int, bool) {
 	return 0, false
 }
 
-func (s *scheduler) leaseLocked(sess *session, idx int) {
+func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	s.nextLease++
-	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: s.clock.Now().Add(s.leaseLen), live: true}
+	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: s.clock.Now().Add(s.leaseLen), live: true, verify: verify}
 	s.leases[l.id] = l
-	s.tasks[idx].lease = l
+	if !verify {
+		s.tasks[idx].lease = l
+	}
 	sess.held[l.id] = l
 	sess.credits--
 	task := s.plan.Tasks[idx]
@@ -271,6 +291,13 @@ func (s *scheduler) takeBackLocked(l *lease, failure bool, reason string) {
 	l.live = false
 	delete(l.sess.held, l.id)
 	t := &s.tasks[l.task]
+	if l.verify { // the verification goes back to its queue
+		if t.verify == verifyLeased && t.committed {
+			t.verify = verifyQueued
+			s.verifyQ = append(s.verifyQ, l.task)
+		}
+		return
+	}
 	if t.lease == l {
 		t.lease = nil
 	}
@@ -283,9 +310,14 @@ func (s *scheduler) takeBackLocked(l *lease, failure bool, reason string) {
 		}
 	}
 	if !t.committed && !t.queued {
-		heap.Push(&s.retry, l.task)
-		t.queued = true
+		s.retryPushLocked(l.task)
 	}
+}
+
+// retryPushLocked queues a task at the front.
+func (s *scheduler) retryPushLocked(idx int) {
+	heap.Push(&s.retry, idx)
+	s.tasks[idx].queued = true
 }
 
 // heartbeat extends the leases a session still holds.
@@ -413,6 +445,15 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 			}
 		}
 	}
+	if sess.quarantined {
+		endLease()
+		s.stats.Rejected++
+		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: "worker quarantined"}
+	}
+	if t.committed && ownLease && l.verify {
+		endLease()
+		return s.verifyResultLocked(sess, idx, got)
+	}
 	if t.committed {
 		endLease()
 		if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
@@ -446,7 +487,7 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 		s.journaling.Add(1) // before done can close: Run waits for it
 	}
 	endLease()
-	t.committed, t.counts = true, got
+	t.committed, t.counts, t.committer = true, got, sess
 	s.committed++
 	s.solutions += got.Total
 	if t.lease != nil { // another attempt still runs: stop it
@@ -457,6 +498,7 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 	if s.want && s.published != nil {
 		s.published(idx, path)
 	}
+	s.sampleLocked(idx)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
 	return outcome{code: nqueenspb.Ack_OUTCOME_COMMITTED, index: idx, counts: got}
@@ -499,7 +541,7 @@ func (s *scheduler) implausible(c solver.Counts, streamed uint64, path string) s
 }
 
 func (s *scheduler) finishIfDoneLocked() {
-	if s.committed == len(s.tasks) && s.err == nil {
+	if s.committed == len(s.tasks) && s.pendingVerify == 0 && s.err == nil {
 		select {
 		case <-s.done:
 		default:
@@ -516,8 +558,13 @@ func (s *scheduler) fail(err error) {
 }
 
 func (s *scheduler) failLocked(err error) {
-	if s.err != nil || s.committed == len(s.tasks) {
+	if s.err != nil {
 		return
+	}
+	select {
+	case <-s.done: // finished already
+		return
+	default:
 	}
 	s.err = err
 	close(s.done)

@@ -30,15 +30,16 @@ const sendGrace = 5 * time.Second
 // spillBufferSize is the write buffer of one attempt's spill file.
 const spillBufferSize = 64 << 10
 
-// session is one joined worker. The fields credits, held, attached and gone
-// are guarded by scheduler.mu; out has its own lock.
+// session is one joined worker. The fields credits, held, attached, gone
+// and quarantined are guarded by scheduler.mu; out has its own lock.
 type session struct {
-	id, name string
-	credits  int
-	held     map[uint64]*lease // live leases by id
-	attached bool
-	gone     bool
-	out      *outbox
+	id, name    string
+	credits     int
+	held        map[uint64]*lease // live leases by id
+	attached    bool
+	gone        bool
+	quarantined bool // caught lying: drained, its results refused
+	out         *outbox
 }
 
 // outbox queues a session's messages for its single sender goroutine. It is

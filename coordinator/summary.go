@@ -20,11 +20,13 @@ type Summary struct {
 	Workers        int     `json:"workers"` // embedded workers, or the most workers attached at once if more
 	Nodes          uint64  `json:"nodes"`   // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
-	Conflicts      uint64  `json:"conflicts"`  // results that disagreed with a committed one
-	Duplicates     uint64  `json:"duplicates"` // repeated results, equal to the committed one
-	Rejected       uint64  `json:"rejected"`   // results or batches dropped as invalid or foreign
-	Requeued       uint64  `json:"requeued"`   // leases taken back and queued again
-	Expired        uint64  `json:"expired"`    // leases that ran out without a heartbeat
+	Conflicts      uint64  `json:"conflicts"`   // results that disagreed with a committed one
+	Duplicates     uint64  `json:"duplicates"`  // repeated results, equal to the committed one
+	Rejected       uint64  `json:"rejected"`    // results or batches dropped as invalid or foreign
+	Requeued       uint64  `json:"requeued"`    // leases taken back and queued again
+	Expired        uint64  `json:"expired"`     // leases that ran out without a heartbeat
+	Verified       uint64  `json:"verified"`    // committed tasks confirmed by a second computation (--verify-fraction)
+	Quarantined    uint64  `json:"quarantined"` // workers caught reporting wrong counts and disconnected
 	Complete       bool    `json:"complete"`
 	Error          string  `json:"error,omitempty"`
 
@@ -71,8 +73,14 @@ func (s Summary) human() string {
 	if s.Nodes > 0 {
 		text += fmt.Sprintf(", %d nodes", s.Nodes)
 	}
+	if s.Verified > 0 {
+		text += fmt.Sprintf("; %d tasks verified", s.Verified)
+	}
 	if s.Conflicts > 0 {
 		text += fmt.Sprintf("; %d CONFLICTS", s.Conflicts)
+	}
+	if s.Quarantined > 0 {
+		text += fmt.Sprintf("; %d workers QUARANTINED", s.Quarantined)
 	}
 	return text + "\n"
 }

@@ -381,7 +381,9 @@ func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 			mu.Unlock()
 			log.Debug("task cancelled", "task", m.Cancel.GetTaskId().GetIndex(), "reason", m.Cancel.GetReason())
 		case *nqueenspb.WorkResponse_Ack:
-			if m.Ack.GetOutcome() != nqueenspb.Ack_OUTCOME_COMMITTED {
+			switch m.Ack.GetOutcome() {
+			case nqueenspb.Ack_OUTCOME_COMMITTED, nqueenspb.Ack_OUTCOME_VERIFIED, nqueenspb.Ack_OUTCOME_DUPLICATE:
+			default:
 				log.Warn("result not committed", "task", m.Ack.GetTaskId().GetIndex(), "outcome", m.Ack.GetOutcome().String(), "reason", m.Ack.GetReason())
 			}
 		case *nqueenspb.WorkResponse_Drain:

@@ -108,6 +108,9 @@ const (
 	// OUTCOME_REJECTED: unknown task, wrong fingerprint, a task this worker
 	// never held, or solutions that failed validation; dropped.
 	Ack_OUTCOME_REJECTED Ack_Outcome = 4
+	// OUTCOME_VERIFIED: the result of a verification lease (a committed
+	// task computed again) agreed with the committed one.
+	Ack_OUTCOME_VERIFIED Ack_Outcome = 5
 )
 
 // Enum value maps for Ack_Outcome.
@@ -118,6 +121,7 @@ var (
 		2: "OUTCOME_DUPLICATE",
 		3: "OUTCOME_CONFLICT",
 		4: "OUTCOME_REJECTED",
+		5: "OUTCOME_VERIFIED",
 	}
 	Ack_Outcome_value = map[string]int32{
 		"OUTCOME_UNSPECIFIED": 0,
@@ -125,6 +129,7 @@ var (
 		"OUTCOME_DUPLICATE":   2,
 		"OUTCOME_CONFLICT":    3,
 		"OUTCOME_REJECTED":    4,
+		"OUTCOME_VERIFIED":    5,
 	}
 )
 
@@ -1397,17 +1402,18 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\x06Cancel\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\x19\n" +
 	"\blease_id\x18\x03 \x01(\x04R\aleaseId\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xfb\x01\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x92\x02\n" +
 	"\x03Ack\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x121\n" +
 	"\aoutcome\x18\x02 \x01(\x0e2\x17.nqueens.v1.Ack.OutcomeR\aoutcome\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"|\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x92\x01\n" +
 	"\aOutcome\x12\x17\n" +
 	"\x13OUTCOME_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11OUTCOME_COMMITTED\x10\x01\x12\x15\n" +
 	"\x11OUTCOME_DUPLICATE\x10\x02\x12\x14\n" +
 	"\x10OUTCOME_CONFLICT\x10\x03\x12\x14\n" +
-	"\x10OUTCOME_REJECTED\x10\x04\"\x1f\n" +
+	"\x10OUTCOME_REJECTED\x10\x04\x12\x14\n" +
+	"\x10OUTCOME_VERIFIED\x10\x05\"\x1f\n" +
 	"\x05Drain\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason*c\n" +
 	"\bTaskKind\x12\x19\n" +

@@ -1,0 +1,196 @@
+package coordinator
+
+import (
+	"fmt"
+
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
+)
+
+// Verification (--verify-fraction F, issue 6). After a task commits, a
+// random fraction F of the committed tasks is computed again on a
+// different worker. A disagreement is settled by the coordinator itself:
+// it recomputes the task (solver.CountTask, the truth), keeps the true
+// counts, and quarantines every worker that reported otherwise: the worker
+// is drained and refused further results, and all the other tasks it
+// committed go back to the queue to be computed elsewhere. When no other
+// worker is attached to verify a task, the coordinator verifies it itself.
+// The job is done when every task is committed and every sampled task
+// verified. Verification applies to count plans only: a listing already
+// published cannot be taken back.
+
+// verifyState is where a task stands in verification.
+type verifyState uint8
+
+const (
+	verifyNone   verifyState = iota // not sampled, or verified
+	verifyQueued                    // waiting in verifyQ
+	verifyLeased                    // a worker is verifying it
+	verifyLocal                     // the coordinator is recomputing it
+)
+
+// sampleLocked decides whether a freshly committed task is verified.
+func (s *scheduler) sampleLocked(idx int) {
+	if s.verifyFrac <= 0 || s.tasks[idx].committer == nil {
+		return
+	}
+	if s.verifyFrac < 1 && s.rng.Float64() >= s.verifyFrac {
+		return
+	}
+	s.tasks[idx].verify = verifyQueued
+	s.verifyQ = append(s.verifyQ, idx)
+	s.pendingVerify++
+}
+
+// popVerifyLocked returns a queued verification that sess may run (a task
+// committed by another session).
+//
+// A worker that joined after the sampling verifies like any other; one
+// that is alone leaves its own tasks to verifyLocallyLocked.
+func (s *scheduler) popVerifyLocked(sess *session) (int, bool) {
+	for i, idx := range s.verifyQ {
+		t := &s.tasks[idx]
+		if t.verify != verifyQueued || !t.committed {
+			continue
+		}
+		if t.committer == sess {
+			continue
+		}
+		s.verifyQ = append(s.verifyQ[:i], s.verifyQ[i+1:]...)
+		return idx, true
+	}
+	return 0, false
+}
+
+// verifyLocallyLocked starts the coordinator's own recomputation of queued
+// verifications that no attached worker can take (every attached worker is
+// the task's committer), once no ordinary task waits to be leased: until
+// then another worker may still join.
+func (s *scheduler) verifyLocallyLocked() {
+	if len(s.verifyQ) == 0 || s.err != nil || s.retry.Len() > 0 || s.next < len(s.tasks) {
+		return
+	}
+	keep := s.verifyQ[:0]
+	for _, idx := range s.verifyQ {
+		t := &s.tasks[idx]
+		if t.verify != verifyQueued || !t.committed {
+			continue
+		}
+		other := false
+		for _, sess := range s.sessions {
+			if sess.attached && !sess.gone && !sess.quarantined && sess != t.committer {
+				other = true
+				break
+			}
+		}
+		if other {
+			keep = append(keep, idx)
+			continue
+		}
+		t.verify = verifyLocal
+		s.startTruthLocked(idx, nil, solver.Counts{})
+	}
+	s.verifyQ = keep
+}
+
+// startTruthLocked recomputes task idx on the coordinator, then settles it:
+// verifier (nil for a local verification) reported got.
+func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Counts) {
+	task := s.plan.Tasks[idx]
+	n := s.plan.N
+	s.truths.Add(1)
+	go func() {
+		defer s.truths.Done()
+		truth, err := solver.CountTask(n, task)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err != nil {
+			s.failLocked(fmt.Errorf("verify task %d: %w", idx, err))
+			return
+		}
+		s.settleLocked(idx, truth, verifier, got)
+	}()
+}
+
+// verifyResultLocked handles the Result of a verification lease.
+func (s *scheduler) verifyResultLocked(sess *session, idx int, got solver.Counts) outcome {
+	t := &s.tasks[idx]
+	if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
+		s.stats.Verified++
+		s.doneVerifyLocked(idx)
+		return outcome{code: nqueenspb.Ack_OUTCOME_VERIFIED}
+	}
+	s.stats.Conflicts++
+	s.log.Error("verification disagrees; recomputing on the coordinator", "task", idx, "worker_id", sess.id,
+		"committed_total", t.counts.Total, "got_total", got.Total)
+	t.verify = verifyLocal
+	s.startTruthLocked(idx, sess, got)
+	return outcome{code: nqueenspb.Ack_OUTCOME_CONFLICT, reason: "verification disagrees with the committed result"}
+}
+
+// settleLocked applies the truth about task idx: every session that
+// reported otherwise is quarantined.
+func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session, got solver.Counts) {
+	t := &s.tasks[idx]
+	if !t.committed || t.verify != verifyLocal {
+		return // uncommitted meanwhile (its committer was quarantined)
+	}
+	same := func(c solver.Counts) bool { return c.Total == truth.Total && c.Unique == truth.Unique }
+	committer := t.committer
+	if reported := t.counts; !same(reported) {
+		s.solutions = s.solutions - reported.Total + truth.Total
+		t.counts = truth
+		t.committer = nil // the coordinator's own result now
+		if committer != nil {
+			s.quarantineLocked(committer, fmt.Sprintf("task %d: reported total %d unique %d, the truth is %d and %d", idx, reported.Total, reported.Unique, truth.Total, truth.Unique))
+		}
+	}
+	if verifier != nil && !same(got) {
+		s.quarantineLocked(verifier, fmt.Sprintf("task %d: verification reported total %d unique %d, the truth is %d and %d", idx, got.Total, got.Unique, truth.Total, truth.Unique))
+	}
+	s.stats.Verified++
+	s.doneVerifyLocked(idx)
+}
+
+// doneVerifyLocked marks a sampled task verified.
+func (s *scheduler) doneVerifyLocked(idx int) {
+	if s.tasks[idx].verify != verifyNone {
+		s.tasks[idx].verify = verifyNone
+		s.pendingVerify--
+	}
+	s.finishIfDoneLocked()
+	s.dispatchLocked()
+}
+
+// quarantineLocked disconnects a worker caught reporting wrong counts and
+// sends every other task it committed back to the queue.
+func (s *scheduler) quarantineLocked(sess *session, reason string) {
+	if sess.quarantined {
+		return
+	}
+	sess.quarantined = true
+	s.stats.Quarantined++
+	s.log.Error("worker quarantined", "worker_id", sess.id, "worker_name", sess.name, "reason", reason)
+	for _, l := range sess.held {
+		s.takeBackLocked(l, false, "worker quarantined")
+	}
+	for i := range s.tasks {
+		t := &s.tasks[i]
+		if !t.committed || t.committer != sess {
+			continue
+		}
+		t.committed, t.committer = false, nil
+		s.committed--
+		s.solutions -= t.counts.Total
+		t.counts = solver.Counts{}
+		if t.verify != verifyNone {
+			t.verify = verifyNone
+			s.pendingVerify--
+		}
+		if !t.queued && t.lease == nil {
+			s.retryPushLocked(i)
+		}
+	}
+	sess.out.push(drainMsg("quarantined: " + reason))
+	s.dispatchLocked()
+}
