@@ -155,18 +155,41 @@ func (s *scheduler) checkDone() {
 }
 
 // join registers a worker and returns its session id.
-func (s *scheduler) join(name string) *session {
+// It fails with errTooManyWorkers when maxSessions are joined already.
+func (s *scheduler) join(name string) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.sessions) >= maxSessions {
+		return nil, errTooManyWorkers
+	}
 	s.nextWID++
 	sess := &session{
-		id:   fmt.Sprintf("w%d", s.nextWID),
-		name: name,
-		held: make(map[uint64]*lease),
-		out:  newOutbox(),
+		id:     fmt.Sprintf("w%d", s.nextWID),
+		name:   name,
+		held:   make(map[uint64]*lease),
+		out:    newOutbox(),
+		joined: s.clock.Now(),
 	}
 	s.sessions[sess.id] = sess
-	return sess
+	return sess, nil
+}
+
+// maxSessions bounds the joined workers, so Join calls in a loop cannot
+// grow the coordinator's memory without bound.
+const maxSessions = 4096
+
+// errTooManyWorkers refuses a Join beyond maxSessions.
+var errTooManyWorkers = fmt.Errorf("more than %d workers joined", maxSessions)
+
+// dropUnattachedLocked forgets sessions that joined but opened no Work
+// stream within a lease: a worker that died between Join and Work, or a
+// client that only calls Join.
+func (s *scheduler) dropUnattachedLocked(now time.Time) {
+	for id, sess := range s.sessions {
+		if !sess.attached && now.Sub(sess.joined) > s.leaseLen {
+			delete(s.sessions, id)
+		}
+	}
 }
 
 // attach binds a Work stream to a joined session and grants its first
@@ -367,6 +390,7 @@ func (s *scheduler) detach(sess *session, failure bool, reason string) {
 func (s *scheduler) expire(now time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dropUnattachedLocked(now)
 	n := 0
 	for _, sess := range s.sessions {
 		for _, l := range sess.held {

@@ -38,7 +38,8 @@ type session struct {
 	held        map[uint64]*lease // live leases by id
 	attached    bool
 	gone        bool
-	quarantined bool // caught lying: drained, its results refused
+	quarantined bool      // caught lying: drained, its results refused
+	joined      time.Time // when Join made the session (unattached ones expire)
 	out         *outbox
 }
 
@@ -107,7 +108,11 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 	if len(req.GetName()) > 256 {
 		return nil, status.Error(codes.InvalidArgument, "name longer than 256 bytes")
 	}
-	sess := v.sched.join(req.GetName())
+	sess, err := v.sched.join(req.GetName())
+	if err != nil {
+		v.log.Warn("join refused", "worker_name", req.GetName(), "error", err)
+		return nil, status.Error(codes.ResourceExhausted, err.Error())
+	}
 	v.log.Info("worker joined", "worker_id", sess.id, "worker_name", req.GetName(), "slots", req.GetSlots())
 	p := v.sched.plan
 	return &nqueenspb.JoinResponse{
