@@ -29,6 +29,30 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
+// BenchmarkCountTotalOnly is BenchmarkCount without the leaf checks that
+// find the fundamental solutions of symmetric frames: the difference is
+// what the fundamental count costs.
+func BenchmarkCountTotalOnly(b *testing.B) {
+	for _, k := range known {
+		if k.n < 14 || k.n > 17 {
+			continue
+		}
+		b.Run(fmt.Sprintf("N=%d", k.n), func(b *testing.B) {
+			var c Counts
+			for b.Loop() {
+				var err error
+				if c, err = countPrefix(k.n, nil, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if c.Total != k.total {
+				b.Fatalf("total-only count of %d = %d, want %d", k.n, c.Total, k.total)
+			}
+			b.ReportMetric(float64(c.Nodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+		})
+	}
+}
+
 // plainCount is the classic mirror-halved bitmask counter (somers.c in Go),
 // kept here as the yardstick for nodes per second.
 func plainCount(n int) (total, nodes uint64) {

@@ -264,14 +264,14 @@ func (bd *board) init(n int, f frame) {
 // countFrameTask counts the solutions of frame f whose first free rows
 // hold the queens of extra (already checked against the frame without its
 // last-row queen: if that queen attacks them, there is nothing to count).
-func countFrameTask(n int, f frame, extra []int) Counts {
+func countFrameTask(n int, f frame, extra []int, unique bool) Counts {
 	var bd board
 	bd.init(n, f)
 	cm, l, r, err := bd.place(extra)
 	if err != nil {
 		return Counts{}
 	}
-	if f.stab == 1 {
+	if f.stab == 1 || !unique {
 		sols, nodes := bd.count(len(extra), cm, l, r)
 		return Counts{Total: sols * f.orbit, Unique: sols, Nodes: nodes}
 	}
@@ -304,7 +304,7 @@ func (bd *board) place(extra []int) (cm, l, r uint32, err error) {
 // only accepts the columns b of such canonical frames. Symmetric frames,
 // and frames whose last row is already taken by c or d, are counted one
 // by one.
-func countTriple(n, a, c, d int, extra []int) (Counts, error) {
+func countTriple(n, a, c, d int, extra []int, unique bool) (Counts, error) {
 	m := n - 1
 	q, nq, ok := tripleQueens(n, a, c, d)
 	if !ok {
@@ -332,7 +332,7 @@ func countTriple(n, a, c, d int, extra []int) (Counts, error) {
 			lazy |= 1 << b
 			continue
 		}
-		if sum, err = sum.Add(countFrameTask(n, f, extra)); err != nil {
+		if sum, err = sum.Add(countFrameTask(n, f, extra, unique)); err != nil {
 			return Counts{}, err
 		}
 	}

@@ -23,14 +23,17 @@ const frameDepth = 3
 // stands for every (a, c, d) that starts with it; the empty prefix is the
 // whole board.
 func CountTask(n int, t Task) (Counts, error) {
-	c, err := countPrefix(n, t.Prefix)
+	c, err := countPrefix(n, t.Prefix, true)
 	if err != nil {
 		return Counts{}, fmt.Errorf("count task %d: %w", t.Index, err)
 	}
 	return c, nil
 }
 
-func countPrefix(n int, prefix []int) (Counts, error) {
+// countPrefix counts a KindCount prefix; with unique false, the few
+// symmetric frames skip the leaf check and Unique is left incomplete (for
+// measuring what the fundamental count costs).
+func countPrefix(n int, prefix []int, unique bool) (Counts, error) {
 	if err := checkN(n); err != nil {
 		return Counts{}, err
 	}
@@ -40,7 +43,7 @@ func countPrefix(n int, prefix []int) (Counts, error) {
 		}
 	}
 	if len(prefix) >= frameDepth {
-		return countTriple(n, prefix[0], prefix[1], prefix[2], prefix[frameDepth:])
+		return countTriple(n, prefix[0], prefix[1], prefix[2], prefix[frameDepth:], unique)
 	}
 	var sum Counts
 	var err error
@@ -48,7 +51,7 @@ func countPrefix(n int, prefix []int) (Counts, error) {
 	triples(n, prefix, func(a, c, d int) bool {
 		matched = true
 		var cnt Counts
-		if cnt, err = countTriple(n, a, c, d, nil); err != nil {
+		if cnt, err = countTriple(n, a, c, d, nil, unique); err != nil {
 			return false
 		}
 		sum, err = sum.Add(cnt)
@@ -65,7 +68,7 @@ func countPrefix(n int, prefix []int) (Counts, error) {
 
 // Count counts the whole n-board on the calling goroutine.
 func Count(n int) (Counts, error) {
-	return countPrefix(n, nil)
+	return countPrefix(n, nil, true)
 }
 
 // countPlan lists the tasks of a KindCount plan of the given depth (see

@@ -154,3 +154,22 @@ func FuzzSubtree(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCountTaskInput feeds CountTask arbitrary prefixes, as a coordinator
+// or a worker might receive them off the wire: an error is fine, a panic
+// is not.
+func FuzzCountTaskInput(f *testing.F) {
+	f.Add(uint8(8), []byte{0, 7, 3})
+	f.Add(uint8(12), []byte{1, 11, 10, 4, 6})
+	f.Add(uint8(14), []byte{255, 0})
+	f.Fuzz(func(t *testing.T, nb uint8, raw []byte) {
+		n := int(nb) % 15 // larger boards are valid too, but a task may take minutes
+		prefix := make([]int, len(raw))
+		for i, v := range raw {
+			prefix[i] = int(int8(v))
+		}
+		CountTask(n, Task{Prefix: prefix})
+		for range Solutions(min(n, 12), prefix) {
+		}
+	})
+}

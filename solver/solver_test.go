@@ -393,3 +393,18 @@ func TestFingerprint(t *testing.T) {
 		t.Error("the same plan has two fingerprints")
 	}
 }
+
+func TestSolutionsAllocateOncePerCall(t *testing.T) {
+	allocs := testing.AllocsPerRun(5, func() {
+		k := 0
+		for range Solutions(10, nil) {
+			k++
+		}
+		if k != 724 {
+			t.Fatalf("Solutions(10) gave %d, want 724", k)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("listing 724 solutions made %v allocations, want a few per call", allocs)
+	}
+}
