@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test.sh: every test of the project, as CI runs it (.ci/run calls this).
+#
+#   scripts/test.sh            vet, gofmt, proto checks, all tests with -race,
+#                              short fuzz runs, Kubernetes manifest checks and
+#                              the docker-compose end-to-end test
+#
+# Needs only Go and, for the compose test, Docker; buf and the protoc plugins
+# come through tools/go.mod (go tool -modfile), nothing is installed by hand.
+# FUZZTIME (default 10s) is the budget of each fuzz target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzztime=${FUZZTIME:-10s}
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "gofmt"
+bad=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$bad" ]; then echo "gofmt would change: $bad" >&2; exit 1; fi
+
+step "go vet"
+go vet ./...
+
+step "proto: buf lint and generated code is fresh"
+scripts/check_proto.sh
+
+step "go test -race"
+go test -race -count=1 -timeout 20m ./...
+
+step "fuzz (${fuzztime} per target)"
+# Every Fuzz function in the module, each run alone for a short fixed budget;
+# their seed corpora live in testdata/fuzz and run in the step above too.
+for pkg in $(go list ./...); do
+	dir=$(go list -f '{{.Dir}}' "$pkg")
+	for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+		echo "--- $pkg $f"
+		go test -run '^$' -fuzz "^${f}\$" -fuzztime "$fuzztime" "$pkg"
+	done
+done
+
+step "kubernetes manifests decode strictly"
+(cd deploy/k8s/check && go test -count=1 ./...)
+
+step "docker-compose end-to-end"
+scripts/compose_e2e.sh
+
+echo
+echo "all checks passed"
