@@ -12,7 +12,7 @@ import "fmt"
 //	               in column n-1]
 //
 // (a corner queen is shared by a row and a column). Only canonical frames,
-// the lexicographically smallest of their 8 images, are searched: a frame
+// the smallest of their 8 images in the order of sigKey, are searched: a frame
 // whose orbit has size |O| stands for |O| frames, so its solutions weigh
 // |O| in the total. Most frames have no symmetry (|O| = 8) and each of
 // their solutions is a fundamental solution of its own; for the few frames
