@@ -34,8 +34,11 @@
 // they become contiguous, so the output is the sequential backtracker's
 // order whatever the number of workers, and memory stays bounded.
 //
-// Seams for issue 6: Config.ServerOptions and Config.WorkerDialOptions
-// take interceptors and TLS credentials (package auth); Config.Journal and
-// Config.Restored take a journal's durable commits and a resumed run's
-// earlier results (package journal).
+// Trust (issue 6): Config.ServerOptions and Config.WorkerDialOptions take
+// interceptors and TLS credentials (package auth, wired by the coordinator
+// command's --token and --tls-* flags); Config.OpenJournal opens a journal
+// once the plan is known, so every commit is durable before its Ack and a
+// resumed run skips the committed tasks (package journal, --state and
+// --resume); Config.VerifyFraction recomputes a sample of committed tasks
+// on other workers and quarantines workers caught lying (verify.go).
 package coordinator
