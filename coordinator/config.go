@@ -186,6 +186,11 @@ func (c Config) Validate() error {
 	if c.VerifyFraction > 0 && c.kind() != solver.KindCount {
 		return usageErr("--verify-fraction works for counting only, not with --unique or listings")
 	}
+	if c.VerifyFraction > 0 && (c.Journal != nil || c.OpenJournal != nil) {
+		// A quarantine takes commits back, which an append-only journal
+		// cannot record.
+		return usageErr("--verify-fraction cannot be combined with --state yet")
+	}
 	if c.MaxAttempts < 0 {
 		return usageErr("--max-attempts %d must be at least 1", c.MaxAttempts)
 	}

@@ -35,6 +35,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--n", "8", "--listen", busy.Addr().String(), "--log-level", "off"}, 1, "address already in use"},
 		{[]string{"study", "nosuch"}, 2, "unknown study"},
 		{[]string{"--n", "8", "--resume"}, 2, "--resume needs --state FILE"},
+		{[]string{"--n", "8", "--state", "x", "--verify-fraction", "0.5"}, 2, "cannot be combined with --state"},
+		{[]string{"--n", "8", "--verify-fraction", "2"}, 2, "--verify-fraction 2 out of range 0..1"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tc.args, &stdout, &stderr)
