@@ -21,33 +21,39 @@ trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/coordinator" ./cmd/coordinator
 go build -o "$bin/nqbench" ./cmd/nqbench
 
-# seconds CMD...: wall seconds of one run, output discarded.
-seconds() {
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null 2>&1
-	t1=$(date +%s.%N)
-	echo "$t1 - $t0" | bc -l
+# measure CMD...: "wall cpu" seconds of one run (cpu = user + sys), output discarded.
+measure() {
+	local f
+	f=$(mktemp)
+	/usr/bin/time -f '%e %U %S' -o "$f" "$@" >/dev/null 2>&1
+	awk '{printf "%s %.2f\n", $1, $2 + $3}' "$f"
+	rm -f "$f"
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+col() { printf '%s\n' "${@:2}" | awk -v c="$1" '{print $c}' | median; }
 
 declare -a nq w2 w1
 for ((i = 0; i < RUNS; i++)); do
-	nq+=("$(seconds "$bin/nqbench" --n "$N" --threads 2)")
-	w2+=("$(seconds "$bin/coordinator" --n "$N" --workers 2 --progress off --log-level warn)")
-	w1+=("$(seconds "$bin/coordinator" --n "$N" --workers 1 --progress off --log-level warn)")
+	nq+=("$(measure "$bin/nqbench" --n "$N" --threads 2)")
+	w2+=("$(measure "$bin/coordinator" --n "$N" --workers 2 --progress off --log-level warn)")
+	w1+=("$(measure "$bin/coordinator" --n "$N" --workers 1 --progress off --log-level warn)")
 done
-nq_m=$(printf '%s\n' "${nq[@]}" | median)
-w2_m=$(printf '%s\n' "${w2[@]}" | median)
-w1_m=$(printf '%s\n' "${w1[@]}" | median)
+nq_m=$(col 1 "${nq[@]}")
+w2_m=$(col 1 "${w2[@]}")
+w1_m=$(col 1 "${w1[@]}")
+nq_c=$(col 2 "${nq[@]}")
+w2_c=$(col 2 "${w2[@]}")
+w1_c=$(col 2 "${w1[@]}")
 
-printf 'N=%s, median of %s runs (seconds):\n' "$N" "$RUNS"
-printf '  nqbench --threads 2        %8.2f   (%s)\n' "$nq_m" "${nq[*]}"
-printf '  coordinator --workers 2    %8.2f   (%s)\n' "$w2_m" "${w2[*]}"
-printf '  coordinator --workers 1    %8.2f   (%s)\n' "$w1_m" "${w1[*]}"
-printf '  overhead ratio (workers 2 / nqbench 2)   %.3f   goal <= 1.05\n' "$(echo "$w2_m / $nq_m" | bc -l)"
-printf '  scaling (workers 1 / workers 2)          %.3f   goal >= 1.9\n' "$(echo "$w1_m / $w2_m" | bc -l)"
+printf 'N=%s, median of %s runs, seconds (wall / cpu):\n' "$N" "$RUNS"
+printf '  nqbench --threads 2        %8.2f / %8.2f   runs: %s\n' "$nq_m" "$nq_c" "${nq[*]}"
+printf '  coordinator --workers 2    %8.2f / %8.2f   runs: %s\n' "$w2_m" "$w2_c" "${w2[*]}"
+printf '  coordinator --workers 1    %8.2f / %8.2f   runs: %s\n' "$w1_m" "$w1_c" "${w1[*]}"
+printf '  overhead (workers 2 / nqbench 2): wall %.3f, cpu %.3f   goal <= 1.05\n' \
+	"$(echo "$w2_m / $nq_m" | bc -l)" "$(echo "$w2_c / $nq_c" | bc -l)"
+printf '  scaling (workers 1 / workers 2):  wall %.3f               goal >= 1.9\n' "$(echo "$w1_m / $w2_m" | bc -l)"
+printf '  (the cpu ratio is the overhead a busy shared machine cannot hide; wall ratios need an idle one)\n'
 
 if [[ "$MEM_N" != 0 ]]; then
 	# The coordinator alone: remote workers in another process, so the
