@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,33 @@ func TestServeHealth(t *testing.T) {
 	resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("health Check = %v, %v; want SERVING", resp.GetStatus(), err)
+	}
+}
+
+// TestWorkerStartsFirst: a worker started before its coordinator keeps
+// retrying within --join-timeout and joins once the coordinator listens.
+func TestWorkerStartsFirst(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // free again: nothing listens there yet
+	errc := make(chan error, 1)
+	go func() {
+		errc <- worker.Run(context.Background(), worker.Config{Join: addr, Slots: 1, JoinTimeout: eventTimeout}, hclog.NewNullLogger())
+	}()
+	time.Sleep(500 * time.Millisecond)
+	cfg := coordinator.NewConfig(9)
+	cfg.Workers, cfg.Listen, cfg.Progress = 0, addr, coordinator.ProgressOff
+	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout)
+	defer cancel()
+	s, err := coordinator.Run(ctx, cfg, hclog.NewNullLogger())
+	if err != nil || s.Solutions != 352 {
+		t.Fatalf("job = %d solutions, %v; want 352", s.Solutions, err)
+	}
+	if err := <-errc; err != nil {
+		t.Errorf("early worker: %v", err)
 	}
 }
