@@ -98,14 +98,23 @@ type lineWatcher struct {
 type watch struct {
 	re *regexp.Regexp
 	ch chan []string
+	fn func([]string) // called for every match instead of ch, if set
 }
 
 func (w *lineWatcher) on(re string) <-chan []string {
 	ch := make(chan []string, 1)
 	w.mu.Lock()
-	w.subs = append(w.subs, watch{regexp.MustCompile(re), ch})
+	w.subs = append(w.subs, watch{re: regexp.MustCompile(re), ch: ch})
 	w.mu.Unlock()
 	return ch
+}
+
+// onEach calls fn (from the reading goroutine) for every line that
+// matches re.
+func (w *lineWatcher) onEach(re string, fn func(m []string)) {
+	w.mu.Lock()
+	w.subs = append(w.subs, watch{re: regexp.MustCompile(re), fn: fn})
+	w.mu.Unlock()
 }
 
 func (w *lineWatcher) run(r io.Reader) {
@@ -116,6 +125,10 @@ func (w *lineWatcher) run(r io.Reader) {
 		w.buf.WriteString(line + "\n")
 		for _, s := range w.subs {
 			if m := s.re.FindStringSubmatch(line); m != nil {
+				if s.fn != nil {
+					s.fn(m)
+					continue
+				}
 				select {
 				case s.ch <- m:
 				default:
@@ -279,15 +292,19 @@ func TestSignals(t *testing.T) {
 }
 
 // waitProc waits for a process, bounded by e2eTimeout.
-func waitProc(c *exec.Cmd) error {
+func waitProc(c *exec.Cmd) error { return waitProcFor(c, e2eTimeout) }
+
+// waitProcFor waits for a process up to d, then kills it.
+func waitProcFor(c *exec.Cmd, d time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(e2eTimeout):
+	case <-time.After(d):
 		c.Process.Kill()
-		return fmt.Errorf("%s did not exit within %v", c.Path, e2eTimeout)
+		<-done
+		return fmt.Errorf("%s did not exit within %v", c.Path, d)
 	}
 }
 

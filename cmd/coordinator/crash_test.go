@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/journal"
+)
+
+// crashRunTimeout bounds one coordinator run of the crash test (N=17 on
+// two embedded workers takes about 12 s of a 2-core machine).
+const crashRunTimeout = 3 * time.Minute
+
+// crashSeed returns the seed of the crash test's kill moments:
+// NQUEENS_CRASH_SEED when set (to replay a failure), else the clock.
+func crashSeed(t *testing.T) uint64 {
+	t.Helper()
+	if s := os.Getenv("NQUEENS_CRASH_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("NQUEENS_CRASH_SEED=%q: %v", s, err)
+		}
+		return v
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// TestCrashResumeN17 is issue 6's end-to-end check: the real coordinator
+// counts N=17 on two embedded workers with --state; it is SIGKILLed three
+// times at random moments (each when a seeded random number of tasks is
+// committed, plus a random delay) and resumed with --resume each time. The
+// last run prints 95815104 and exits 0; the journal then holds every task
+// exactly once, and the restored task counts never go down (nothing an
+// acknowledged commit wrote was lost).
+func TestCrashResumeN17(t *testing.T) {
+	coordBin, _ := binaries(t)
+	seed := crashSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 17))
+	t.Logf("kill moments seeded with NQUEENS_CRASH_SEED=%d", seed)
+
+	state := filepath.Join(t.TempDir(), "n17.state")
+	args := []string{"--n", "17", "--workers", "2", "--listen", "127.0.0.1:0", "--state", state, "--json",
+		"--progress", "log", "--progress-interval", "20ms"}
+	// Kill when a random fraction of the tasks is committed: sorted, so each
+	// resumed run has some way to go, and below 90%, so the job is never
+	// done before the kill, however fast the solver gets.
+	fracs := []float64{0.05 + 0.85*rng.Float64(), 0.05 + 0.85*rng.Float64(), 0.05 + 0.85*rng.Float64()}
+	slices.Sort(fracs)
+	started := time.Now()
+	restored := 0
+	tasks := 0
+	for kill, frac := range fracs {
+		extra := time.Duration(rng.IntN(100)) * time.Millisecond
+		runArgs := args
+		if kill > 0 {
+			runArgs = append(slices.Clone(args), "--resume")
+		}
+		cmd := exec.Command(coordBin, runArgs...)
+		cerr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs := &lineWatcher{}
+		progressed := make(chan [2]int, 64)
+		logs.onEach(`progress: tasks_done=(\d+) tasks=(\d+)`, func(m []string) {
+			done, _ := strconv.Atoi(m[1])
+			total, _ := strconv.Atoi(m[2])
+			select {
+			case progressed <- [2]int{done, total}:
+			default:
+			}
+		})
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go logs.run(cerr)
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		timeout := time.After(crashRunTimeout)
+	wait:
+		for {
+			select {
+			case p := <-progressed:
+				tasks = p[1]
+				if float64(p[0]) >= frac*float64(p[1]) {
+					break wait
+				}
+			case err := <-exited:
+				t.Fatalf("run %d ended before its kill at %.0f%% of the tasks: %v\n%s", kill+1, 100*frac, err, logs)
+			case <-timeout:
+				cmd.Process.Kill()
+				t.Fatalf("run %d: no progress to %.0f%% within %v:\n%s", kill+1, 100*frac, crashRunTimeout, logs)
+			}
+		}
+		time.Sleep(extra)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatalf("run %d: SIGKILL: %v", kill+1, err)
+		}
+		<-exited
+		if m := regexp.MustCompile(`resuming: .*committed_tasks=(\d+)`).FindStringSubmatch(logs.String()); kill > 0 {
+			if m == nil {
+				t.Fatalf("run %d did not resume:\n%s", kill+1, logs)
+			}
+			n, _ := strconv.Atoi(m[1])
+			if n < restored {
+				t.Errorf("run %d restored %d committed tasks, the run before restored %d: commits were lost", kill+1, n, restored)
+			}
+			restored = n
+		}
+		rp, err := journal.Read(state)
+		if err != nil {
+			t.Fatalf("journal after kill %d: %v", kill+1, err)
+		}
+		t.Logf("kill %d at %.0f%% of %d tasks + %v: journal holds %d tasks (torn tail: %v), %v since the start",
+			kill+1, 100*frac, tasks, extra, len(rp.Records), rp.Repaired != nil, time.Since(started).Round(time.Millisecond))
+	}
+
+	final := exec.Command(coordBin, append(slices.Clone(args), "--resume")...)
+	var stdout, stderr bytes.Buffer
+	final.Stdout, final.Stderr = &stdout, &stderr
+	if err := final.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitProcFor(final, crashRunTimeout); err != nil {
+		t.Fatalf("last resumed run: %v, want exit 0\n%s", err, stderr.String())
+	}
+	var got struct {
+		Solutions, Unique uint64
+		Tasks, Committed  int
+		Complete          bool
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("stdout %q: %v", stdout.String(), err)
+	}
+	if got.Solutions != 95815104 || got.Unique != 11977939 || !got.Complete {
+		t.Errorf("after three kills the count is %s; want 95815104 solutions, 11977939 fundamental, complete", stdout.String())
+	}
+	t.Logf("three kills and resumes: %d tasks, %v in all", got.Tasks, time.Since(started).Round(time.Millisecond))
+
+	// The journal: every task committed exactly once, and its results alone
+	// give the exact count.
+	rp, err := journal.Read(state)
+	if err != nil {
+		t.Fatalf("journal at the end: %v", err)
+	}
+	if rp.Settings.N != 17 || rp.Settings.Tasks != got.Tasks {
+		t.Errorf("journal settings n=%d tasks=%d, want 17 and %d", rp.Settings.N, rp.Settings.Tasks, got.Tasks)
+	}
+	seen := make(map[int]int, len(rp.Records))
+	var total uint64
+	for _, r := range rp.Records {
+		seen[r.Index]++
+		total += r.Total
+		if seen[r.Index] == 2 {
+			t.Errorf("task %d is committed twice in the journal", r.Index)
+		}
+		if r.Index < 0 || r.Index >= got.Tasks {
+			t.Errorf("journal commits task %d, outside 0..%d", r.Index, got.Tasks-1)
+		}
+	}
+	if len(seen) != got.Tasks || len(rp.Records) != got.Tasks {
+		t.Errorf("journal holds %d records of %d distinct tasks, want each of the %d tasks once", len(rp.Records), len(seen), got.Tasks)
+	}
+	if total != 95815104 {
+		t.Errorf("the journal's results add up to %d solutions, want 95815104", total)
+	}
+}
