@@ -316,6 +316,7 @@ func (j *job) summary() (Summary, error) {
 		Workers:        max(j.cfg.Workers, j.sched.peakWorkers()),
 		Nodes:          counts.Nodes,
 		ElapsedSeconds: elapsed.Seconds(),
+		Leased:         stats.Leased,
 		Conflicts:      stats.Conflicts,
 		Duplicates:     stats.Duplicates,
 		Rejected:       stats.Rejected,

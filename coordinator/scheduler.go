@@ -41,6 +41,7 @@ type Journal interface {
 
 // Stats counts what the scheduler dropped or redid; they appear in --json.
 type Stats struct {
+	Leased      uint64 // leases handed out (tasks and verifications): 0 for a refused worker
 	Conflicts   uint64 // results for committed tasks whose counts differ (logged as errors)
 	Duplicates  uint64 // results for committed tasks with equal counts
 	Rejected    uint64 // results or batches for unknown tasks, other plans, foreign leases, invalid solutions
@@ -279,6 +280,7 @@ func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	s.nextLease++
 	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: s.clock.Now().Add(s.leaseLen), live: true, verify: verify}
 	s.leases[l.id] = l
+	s.stats.Leased++
 	if !verify {
 		s.tasks[idx].lease = l
 	}

@@ -20,6 +20,7 @@ type Summary struct {
 	Workers        int     `json:"workers"` // embedded workers, or the most workers attached at once if more
 	Nodes          uint64  `json:"nodes"`   // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Leased         uint64  `json:"leased"`      // leases handed out (first attempts, retries and verifications)
 	Conflicts      uint64  `json:"conflicts"`   // results that disagreed with a committed one
 	Duplicates     uint64  `json:"duplicates"`  // repeated results, equal to the committed one
 	Rejected       uint64  `json:"rejected"`    // results or batches dropped as invalid or foreign

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nqueens/nqueens/auth"
+	"github.com/nqueens/nqueens/auth/authtest"
 	"github.com/nqueens/nqueens/coordinator"
 )
 
@@ -105,7 +107,89 @@ func TestRefusedToken(t *testing.T) {
 		}
 	}
 	cancel()
-	if s := <-done; s.Committed != 0 || s.Requeued != 0 || s.Workers != 0 {
+	if s := <-done; s.Committed != 0 || s.Requeued != 0 || s.Workers != 0 || s.Leased != 0 {
 		t.Errorf("refused workers got work: %+v", s)
+	}
+}
+
+// TestRefusedCertificate: against a coordinator with mutual TLS and a
+// token, a worker with the right token but a client certificate from
+// another CA, or with no client certificate, cannot join and exits 1; a
+// worker with the wrong token but a good certificate is refused too. The
+// coordinator hands out no lease. A worker with both right then joins and
+// finishes the job, so the refusals were not a broken setup.
+func TestRefusedCertificate(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := authtest.NewCA("cluster ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile, err := ca.WriteCA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCert, srvKey, err := ca.Issue(dir, "coordinator", "127.0.0.1", "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goodCert, goodKey, err := ca.Issue(dir, "worker", "worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherDir := t.TempDir()
+	other, err := authtest.NewCA("stranger ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	badCert, badKey, err := other.Issue(otherDir, "worker", "worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	sopts, err := auth.Config{Token: auth.NewToken("s3cret-token"), CertFile: srvCert, KeyFile: srvKey, CAFile: caFile}.ServerOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := coordinator.NewConfig(8)
+	cfg.Workers, cfg.Progress, cfg.ServerOptions = 0, coordinator.ProgressOff, sopts
+	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	addrc := make(chan string, 1)
+	cfg.OnListen = func(a string) { addrc <- a }
+	type ended struct {
+		s   coordinator.Summary
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		s, err := coordinator.Run(context.Background(), cfg, hclog.NewNullLogger())
+		done <- ended{s, err}
+	}()
+	addr := <-addrc
+	t.Setenv("NQUEENS_TOKEN", "")
+	base := []string{"--join", addr, "--join-timeout", "1s", "--log-level", "off", "--tls-ca", caFile, "--slots", "1"}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"certificate of another CA", []string{"--token", "s3cret-token", "--tls-cert", badCert, "--tls-key", badKey}},
+		{"no client certificate", []string{"--token", "s3cret-token"}},
+		{"wrong token, good certificate", []string{"--token", "guess", "--tls-cert", goodCert, "--tls-key", goodKey}},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append(slices.Clone(base), tc.args...), &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "cannot join") || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and one refusal line", tc.name, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), append(slices.Clone(base), "--token", "s3cret-token", "--tls-cert", goodCert, "--tls-key", goodKey), &stdout, &stderr); code != 0 {
+		t.Errorf("worker with the right token and certificate: exit %d, stderr %q", code, stderr.String())
+	}
+	e := <-done
+	if e.err != nil || e.s.Solutions != 92 {
+		t.Fatalf("coordinator: %v, %d solutions; want 92", e.err, e.s.Solutions)
+	}
+	if e.s.Workers != 1 || e.s.Leased != uint64(e.s.Tasks) || e.s.Requeued != 0 {
+		t.Errorf("workers %d, leased %d of %d tasks, requeued %d: refused workers got leases", e.s.Workers, e.s.Leased, e.s.Tasks, e.s.Requeued)
 	}
 }
