@@ -8,11 +8,6 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// maxBatchBytes caps a SolutionBatch's packed solutions. Workers cut batches
-// at 64 KiB (worker.BatchBytes); anything far larger is a broken or hostile
-// peer, refused before it is decoded.
-const maxBatchBytes = 1 << 20
-
 // errBatch marks a solution batch that failed validation.
 var errBatch = errors.New("invalid solution batch")
 

@@ -79,6 +79,12 @@ type Config struct {
 	// plans only.
 	VerifyFraction float64
 
+	// MessageRate is how many Work messages one worker may send per second
+	// beyond three per task it is given (DefaultMessageRate; limits.go). A
+	// worker that sends more is cut off with ResourceExhausted and its
+	// leases go back to the queue.
+	MessageRate float64
+
 	// Output of the solutions, through render.Sink. Any of these makes the
 	// workers stream solutions (a KindAll or KindUnique plan).
 	Solutions string        // "" none, "-" stdout, else a file
@@ -191,6 +197,9 @@ func (c Config) Validate() error {
 		// cannot record.
 		return usageErr("--verify-fraction cannot be combined with --state yet")
 	}
+	if c.MessageRate < 0 || c.MessageRate != c.MessageRate {
+		return usageErr("--max-message-rate %v must be positive", c.MessageRate)
+	}
 	if c.MaxAttempts < 0 {
 		return usageErr("--max-attempts %d must be at least 1", c.MaxAttempts)
 	}
@@ -215,6 +224,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxAttempts == 0 {
 		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.MessageRate == 0 {
+		c.MessageRate = DefaultMessageRate
 	}
 	if c.DrainTimeout == 0 {
 		c.DrainTimeout = DefaultDrainTimeout

@@ -41,4 +41,16 @@
 // resumed run skips the committed tasks (package journal, --state and
 // --resume); Config.VerifyFraction recomputes a sample of committed tasks
 // on other workers and quarantines workers caught lying (verify.go).
+//
+// Limits (limits.go). Everything a worker sends is bounded: messages of
+// at most MaxRecvMsgSize (4 MiB) and 64 streams per connection; Join
+// checks the solver version, slots (1..4096) and the name (256 bytes), and
+// at most 4096 workers are joined; validateWork refuses Work messages no
+// correct worker sends (a result or batch without a task id, more than
+// 4096 lease ids, a batch over 1 MiB or not a whole number of solutions, a
+// batch in a counting job); and a token bucket lets each worker send
+// Config.MessageRate messages per second (DefaultMessageRate) beyond three
+// per task it is given. A refusal is a gRPC status (InvalidArgument,
+// FailedPrecondition or ResourceExhausted) and a log line; a refused Work
+// session ends and its leases go back to the queue.
 package coordinator

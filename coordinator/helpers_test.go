@@ -71,6 +71,12 @@ type runningJob struct {
 // startJob runs cfg in the background and returns once it listens.
 func startJob(t *testing.T, ctx context.Context, cfg Config) *runningJob {
 	t.Helper()
+	return startJobLog(t, ctx, cfg, hclog.NewNullLogger())
+}
+
+// startJobLog is startJob with a logger.
+func startJobLog(t *testing.T, ctx context.Context, cfg Config, log hclog.Logger) *runningJob {
+	t.Helper()
 	r := &runningJob{done: make(chan struct{})}
 	addrc := make(chan string, 1)
 	jobc := make(chan *job, 1)
@@ -78,7 +84,7 @@ func startJob(t *testing.T, ctx context.Context, cfg Config) *runningJob {
 	cfg.testJob = func(j *job) { jobc <- j }
 	go func() {
 		defer close(r.done)
-		r.sum, r.err = Run(ctx, cfg, hclog.NewNullLogger())
+		r.sum, r.err = Run(ctx, cfg, log)
 	}()
 	select {
 	case r.addr = <-addrc:
@@ -185,6 +191,7 @@ type rawClient struct {
 	msgs   chan *nqueenspb.WorkResponse
 	cancel context.CancelFunc
 	done   chan struct{}
+	err    error // why the stream ended; read after done closed
 }
 
 // dialRaw joins addr and opens a Work stream with no credits.
@@ -213,6 +220,7 @@ func dialRaw(t *testing.T, addr string) *rawClient {
 		for {
 			m, err := stream.Recv()
 			if err != nil {
+				r.err = err
 				return
 			}
 			r.msgs <- m

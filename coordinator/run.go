@@ -131,6 +131,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	j.sched = newScheduler(j.plan, cfg.Lease, cfg.MaxAttempts, j.sink != nil, cfg.Clock, log.Named("scheduler"))
 	j.sched.journal = cfg.Journal
 	j.sched.verifyFrac = cfg.VerifyFraction
+	j.sched.msgRate = cfg.MessageRate
 	spillDir := ""
 	if j.sink != nil {
 		dir, err := os.MkdirTemp(cfg.SpillDir, "nqueens-spill-*")
@@ -158,11 +159,14 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	srv := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.KeepaliveParams(serverKeepalive),
 		grpc.KeepaliveEnforcementPolicy(serverEnforce),
+		grpc.MaxRecvMsgSize(MaxRecvMsgSize),
+		grpc.MaxConcurrentStreams(maxConcurrentStreams),
 	}, cfg.ServerOptions...)...)
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
 	hs.SetServingStatus(nqueenspb.CoordinatorService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	nqueenspb.RegisterCoordinatorServiceServer(srv, &service{sched: j.sched, log: log.Named("server"), heartbeat: cfg.Heartbeat, spillDir: spillDir})
+	nqueenspb.RegisterCoordinatorServiceServer(srv, &service{sched: j.sched, log: log.Named("server"), heartbeat: cfg.Heartbeat, spillDir: spillDir,
+		wire: wire{n: j.plan.N, want: j.sink != nil}})
 	reflection.Register(srv)
 
 	var bg sync.WaitGroup // everything but the embedded workers

@@ -15,10 +15,6 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// maxCredits caps the credits one worker may hold, so a broken or hostile
-// peer cannot make the coordinator lease it the whole plan.
-const maxCredits = 4096
-
 // Clock tells the time for lease deadlines. Tests inject a fake clock to
 // expire leases without waiting for them.
 type Clock interface {
@@ -88,10 +84,12 @@ type scheduler struct {
 	journaling  sync.WaitGroup // Journal.Commit calls in flight
 	// published receives each committed task index with its spilled
 	// solutions (want only); it is called under mu and must not block.
-	published  func(index int, path string)
-	verifyFrac float64        // fraction of committed tasks verified on another worker
-	rng        *rand.Rand     // samples the verified tasks; used under mu
-	truths     sync.WaitGroup // the coordinator's own recomputations in flight
+	published   func(index int, path string)
+	msgRate     float64        // Work messages per second per worker (limits.go)
+	maxSessions int            // joined workers at most (maxSessions; tests lower it)
+	verifyFrac  float64        // fraction of committed tasks verified on another worker
+	rng         *rand.Rand     // samples the verified tasks; used under mu
+	truths      sync.WaitGroup // the coordinator's own recomputations in flight
 
 	mu sync.Mutex
 	// mu guards every field below.
@@ -116,6 +114,8 @@ type scheduler struct {
 func newScheduler(plan solver.Plan, leaseLen time.Duration, maxAttempts int, want bool, clock Clock, log hclog.Logger) *scheduler {
 	return &scheduler{
 		rng:         rand.New(rand.NewPCG(plan.Fingerprint(), 0x6e71756565)),
+		msgRate:     DefaultMessageRate,
+		maxSessions: maxSessions,
 		plan:        plan,
 		fingerprint: plan.Fingerprint(),
 		leaseLen:    leaseLen,
@@ -160,7 +160,7 @@ func (s *scheduler) checkDone() {
 func (s *scheduler) join(name string) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.sessions) >= maxSessions {
+	if len(s.sessions) >= s.maxSessions {
 		return nil, errTooManyWorkers
 	}
 	s.nextWID++
@@ -170,14 +170,11 @@ func (s *scheduler) join(name string) (*session, error) {
 		held:   make(map[uint64]*lease),
 		out:    newOutbox(),
 		joined: s.clock.Now(),
+		limit:  newLimiter(s.msgRate, s.clock.Now()),
 	}
 	s.sessions[sess.id] = sess
 	return sess, nil
 }
-
-// maxSessions bounds the joined workers, so Join calls in a loop cannot
-// grow the coordinator's memory without bound.
-const maxSessions = 4096
 
 // errTooManyWorkers refuses a Join beyond maxSessions.
 var errTooManyWorkers = fmt.Errorf("more than %d workers joined", maxSessions)
@@ -286,6 +283,7 @@ func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	}
 	sess.held[l.id] = l
 	sess.credits--
+	sess.limit.grant(messagesPerLease)
 	task := s.plan.Tasks[idx]
 	prefix := make([]uint32, len(task.Prefix))
 	for i, c := range task.Prefix {

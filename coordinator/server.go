@@ -12,15 +12,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
-
-// maxSlots bounds JoinRequest.slots: more than any machine has cores.
-const maxSlots = 4096
 
 // sendGrace is how long a finished Work handler waits for its sender
 // goroutine to flush the last messages (the Drain) to a worker that stopped
@@ -41,6 +39,7 @@ type session struct {
 	quarantined bool      // caught lying: drained, its results refused
 	joined      time.Time // when Join made the session (unattached ones expire)
 	out         *outbox
+	limit       *limiter // its Work messages per second (own lock)
 }
 
 // outbox queues a session's messages for its single sender goroutine. It is
@@ -95,22 +94,18 @@ type service struct {
 	log       hclog.Logger
 	heartbeat time.Duration
 	spillDir  string // where attempts spill their solutions (want only)
+	wire      wire   // what validateWork checks messages against
 }
 
 // Join registers a worker; see the proto for the contract.
 func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueenspb.JoinResponse, error) {
-	if req.GetSolverVersion() != solver.Version {
-		return nil, status.Errorf(codes.FailedPrecondition, "worker solver version %d, coordinator runs %d", req.GetSolverVersion(), solver.Version)
-	}
-	if req.GetSlots() == 0 || req.GetSlots() > maxSlots {
-		return nil, status.Errorf(codes.InvalidArgument, "slots = %d, want 1..%d", req.GetSlots(), maxSlots)
-	}
-	if len(req.GetName()) > 256 {
-		return nil, status.Error(codes.InvalidArgument, "name longer than 256 bytes")
+	if err := validateJoin(req); err != nil {
+		v.log.Warn("join refused", "peer", peerAddr(ctx), "error", status.Convert(err).Message())
+		return nil, err
 	}
 	sess, err := v.sched.join(req.GetName())
 	if err != nil {
-		v.log.Warn("join refused", "worker_name", req.GetName(), "error", err)
+		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
 		return nil, status.Error(codes.ResourceExhausted, err.Error())
 	}
 	v.log.Info("worker joined", "worker_id", sess.id, "worker_name", req.GetName(), "slots", req.GetSlots())
@@ -154,10 +149,16 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 	}
 	r := first.GetReady()
 	if r == nil {
+		v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", "first message is not Ready")
 		return status.Error(codes.InvalidArgument, "the first Work message must be Ready with the worker id")
+	}
+	if err := validateWork(v.wire, first); err != nil {
+		v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", status.Convert(err).Message())
+		return err
 	}
 	sess, err := v.sched.attach(r.GetWorkerId(), r.GetCredits())
 	if err != nil {
+		v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", err)
 		return status.Error(codes.FailedPrecondition, err.Error())
 	}
 	log := v.log.With("worker_id", sess.id, "worker_name", sess.name)
@@ -172,11 +173,21 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 			a.discard()
 		}
 	}()
-	var recvErr error
+	var recvErr, refusal error
 	for {
 		msg, err := stream.Recv()
 		if err != nil {
 			recvErr = err
+			break
+		}
+		if !sess.limit.take(v.sched.clock.Now()) {
+			refusal = floodError(v.sched.msgRate)
+			log.Warn("worker sends too many messages; session ended, its tasks go back to the queue", "max_per_second", v.sched.msgRate)
+			break
+		}
+		if err := validateWork(v.wire, msg); err != nil {
+			refusal = err
+			log.Warn("malformed work message; session ended, its tasks go back to the queue", "error", status.Convert(err).Message())
 			break
 		}
 		switch m := msg.GetMsg().(type) {
@@ -195,12 +206,16 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		}
 	}
 	broken := !errors.Is(recvErr, io.EOF)
-	if broken {
+	switch {
+	case refusal != nil:
+		v.sched.detach(sess, true, status.Convert(refusal).Message())
+	case broken:
 		log.Info("work stream broken; its tasks go back to the queue", "error", recvErr)
-	} else {
+		v.sched.detach(sess, true, "worker stream ended")
+	default:
 		log.Debug("work stream closed by worker")
+		v.sched.detach(sess, false, "worker stream ended")
 	}
-	v.sched.detach(sess, broken, "worker stream ended")
 	select {
 	case err := <-sendDone:
 		if err != nil && !broken {
@@ -208,7 +223,15 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		}
 	case <-time.After(sendGrace):
 	}
-	return nil
+	return refusal
+}
+
+// peerAddr is the network address of the RPC's client, for log lines.
+func peerAddr(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return "unknown"
 }
 
 // sendLoop is the only goroutine that sends on a Work stream.

@@ -82,6 +82,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", coordinator.DefaultMaxAttempts, "failed attempts per task before the job fails")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", coordinator.DefaultDrainTimeout, "how long shutdown waits for workers before cutting them off")
 	fs.Float64Var(&cfg.VerifyFraction, "verify-fraction", 0, "compute this fraction (0..1) of committed tasks again on another worker; a worker caught lying is quarantined")
+	fs.Float64Var(&cfg.MessageRate, "max-message-rate", coordinator.DefaultMessageRate, "messages one worker may send per second beyond three per task; a worker that floods is cut off (ResourceExhausted) and its tasks go back")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object on stdout instead of the summary")
 	fs.StringVar(&cfg.Solutions, "solutions", "", "write every solution to `PATH` (- = stdout), in the sequential backtracker's order")
 	format := fs.String("format", "cols", "text format of --solutions: cols, coords, matrix or board")

@@ -37,6 +37,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--n", "8", "--resume"}, 2, "--resume needs --state FILE"},
 		{[]string{"--n", "8", "--state", "x", "--verify-fraction", "0.5"}, 2, "cannot be combined with --state"},
 		{[]string{"--n", "8", "--verify-fraction", "2"}, 2, "--verify-fraction 2 out of range 0..1"},
+		{[]string{"--n", "8", "--max-message-rate", "-1"}, 2, "--max-message-rate -1 must be positive"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tc.args, &stdout, &stderr)

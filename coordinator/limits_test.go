@@ -1,0 +1,208 @@
+package coordinator
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
+)
+
+// syncBuffer is a log destination that tests may read while the job
+// writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// bufLogger logs at Debug into a syncBuffer.
+func bufLogger() (hclog.Logger, *syncBuffer) {
+	b := &syncBuffer{}
+	return hclog.New(&hclog.LoggerOptions{Output: b, Level: hclog.Debug}), b
+}
+
+// ended waits for a raw client's stream to end and returns its error.
+func (r *rawClient) ended() error {
+	r.t.Helper()
+	for range r.msgs { // drain what came before the end
+	}
+	<-r.done
+	return r.err
+}
+
+// TestFloodCutOff: a worker that sends messages faster than
+// Config.MessageRate is cut off with ResourceExhausted and a log line; the
+// task it held goes back to the queue and the total stays exact.
+func TestFloodCutOff(t *testing.T) {
+	checkLeaks(t)
+	cfg := testConfig(9, 0)
+	cfg.MessageRate = 20
+	log, logs := bufLogger()
+	r := startJobLog(t, context.Background(), cfg, log)
+	flood := dialRaw(t, r.addr)
+	flood.ready(1)
+	a := flood.next("assign").GetAssign()
+	for range 1000 {
+		// Sends fail once the coordinator has reset the stream.
+		if flood.stream.Send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Heartbeat{Heartbeat: &nqueenspb.Heartbeat{LeaseIds: []uint64{a.GetLeaseId()}}}}) != nil {
+			break
+		}
+	}
+	if err := flood.ended(); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "messages per second") {
+		t.Errorf("flooding worker's stream ended with %v, want ResourceExhausted naming the rate", err)
+	}
+	wait := startWorkers(context.Background(), r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 9)
+	wait()
+	if s.Requeued == 0 {
+		t.Errorf("requeued %d: the flooder's lease did not go back", s.Requeued)
+	}
+	if !strings.Contains(logs.String(), "worker sends too many messages") {
+		t.Errorf("no log line for the flood:\n%s", logs)
+	}
+}
+
+// TestMalformedWork: each message no correct worker sends ends its session
+// with InvalidArgument (or ResourceExhausted for a message beyond
+// MaxRecvMsgSize) and a log line; the session's task goes back and the job
+// still finishes exact.
+func TestMalformedWork(t *testing.T) {
+	checkLeaks(t)
+	cfg := testConfig(8, 0)
+	cfg.MaxAttempts = 10 // each refused session counts as a failed attempt of the first task
+	log, logs := bufLogger()
+	r := startJobLog(t, context.Background(), cfg, log)
+	tooMany := make([]uint64, maxLeaseIDs+1)
+	huge := make([]uint64, MaxRecvMsgSize/8+1) // > 4 MiB once encoded
+	for i := range huge {
+		huge[i] = 1 << 62
+	}
+	for _, tc := range []struct {
+		name string
+		msg  func(a *nqueenspb.Assign) *nqueenspb.WorkRequest
+		code codes.Code
+		want string // in the status message
+	}{
+		{"result without task id", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{LeaseId: a.GetLeaseId(), Total: 1}}}
+		}, codes.InvalidArgument, "without a task id"},
+		{"failure text too long", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Failure: strings.Repeat("x", maxFailureBytes+1)}}}
+		}, codes.InvalidArgument, "failure text"},
+		{"heartbeat with too many ids", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Heartbeat{Heartbeat: &nqueenspb.Heartbeat{LeaseIds: tooMany}}}
+		}, codes.InvalidArgument, "lease ids"},
+		{"release with too many ids", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Release{Release: &nqueenspb.Release{LeaseIds: tooMany}}}
+		}, codes.InvalidArgument, "lease ids"},
+		{"batch in a count job", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: &nqueenspb.SolutionBatch{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Count: 1, Packed: []byte{0, 4, 7, 5, 2, 6, 1, 3}}}}
+		}, codes.InvalidArgument, "asked for no solutions"},
+		{"message over the size limit", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Heartbeat{Heartbeat: &nqueenspb.Heartbeat{LeaseIds: huge}}}
+		}, codes.ResourceExhausted, "larger than max"},
+	} {
+		c := dialRaw(t, r.addr)
+		c.ready(1)
+		a := c.next("assign").GetAssign()
+		c.stream.Send(tc.msg(a)) // may fail when the server resets the stream first
+		if err := c.ended(); status.Code(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: stream ended with %v, want %v and %q", tc.name, err, tc.code, tc.want)
+		}
+		c.close()
+	}
+	wait := startWorkers(context.Background(), r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 8)
+	wait()
+	if got := strings.Count(logs.String(), "malformed work message"); got != 5 {
+		t.Errorf("%d log lines for malformed messages, want 5:\n%s", got, logs)
+	}
+	if s.Committed != s.Tasks || s.Leased < uint64(s.Tasks)+6 {
+		t.Errorf("committed %d of %d, leased %d: the refused sessions' tasks were not leased again", s.Committed, s.Tasks, s.Leased)
+	}
+}
+
+// TestJoinLimits: Join refuses a bad slot count, an overlong name, another
+// solver version and more workers than the bound, each with its status
+// and a log line; a batch listing job refuses a batch whose size does not
+// match its count.
+func TestJoinLimits(t *testing.T) {
+	checkLeaks(t)
+	cfg := testConfig(8, 0)
+	cfg.Solutions = filepath.Join(t.TempDir(), "out.txt")
+	log, logs := bufLogger()
+	r := startJobLog(t, context.Background(), cfg, log)
+	r.job.sched.mu.Lock()
+	r.job.sched.maxSessions = 2
+	r.job.sched.mu.Unlock()
+	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := nqueenspb.NewCoordinatorServiceClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	for _, tc := range []struct {
+		req  *nqueenspb.JoinRequest
+		code codes.Code
+	}{
+		{&nqueenspb.JoinRequest{Slots: maxSlots + 1, SolverVersion: solver.Version}, codes.InvalidArgument},
+		{&nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version, Name: strings.Repeat("n", maxNameBytes+1)}, codes.InvalidArgument},
+		{&nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version + 1}, codes.FailedPrecondition},
+	} {
+		if _, err := client.Join(ctx, tc.req); status.Code(err) != tc.code {
+			t.Errorf("Join(slots %d, name of %d bytes, version %d) = %v, want %v", tc.req.GetSlots(), len(tc.req.GetName()), tc.req.GetSolverVersion(), err, tc.code)
+		}
+	}
+	// Two sessions fit; the third Join is refused while they are joined.
+	c := dialRaw(t, r.addr)
+	if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version}); err != nil {
+		t.Fatalf("second Join: %v", err)
+	}
+	if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version}); status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("third Join with a bound of 2 = %v, want ResourceExhausted", err)
+	}
+	if got := strings.Count(logs.String(), "join refused"); got != 4 {
+		t.Errorf("%d join refusals logged, want 4:\n%s", got, logs)
+	}
+	// A batch of 9 bytes cannot hold whole solutions of n=8.
+	c.ready(1)
+	a := c.next("assign").GetAssign()
+	c.stream.Send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: &nqueenspb.SolutionBatch{
+		TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Count: 1, Packed: make([]byte, 9)}}})
+	if err := c.ended(); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "9 bytes for 1 solutions") {
+		t.Errorf("mis-sized batch: stream ended with %v, want InvalidArgument", err)
+	}
+	c.close()
+	// The job still finishes once a real worker joins: the refused
+	// session's slot freed.
+	wait := startWorkers(context.Background(), r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 8)
+	wait()
+}
