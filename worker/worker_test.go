@@ -63,7 +63,9 @@ func TestBadConfig(t *testing.T) {
 // TestStopHandsLeasesBack stops a worker mid-run: it returns promptly,
 // hands its leases back, and another worker finishes the exact count.
 func TestStopHandsLeasesBack(t *testing.T) {
-	cfg := coordinator.NewConfig(13)
+	// N=16 keeps one worker busy for over a second even without -race, so
+	// the job is surely still running when the first worker stops.
+	cfg := coordinator.NewConfig(16)
 	cfg.Workers, cfg.Depth = 0, 4
 	cfg.Progress = coordinator.ProgressOff
 	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
@@ -105,8 +107,8 @@ func TestStopHandsLeasesBack(t *testing.T) {
 	case <-time.After(jobTimeout):
 		t.Fatal("job did not end")
 	}
-	if r.err != nil || r.s.Solutions != 73712 || r.s.Unique != 9233 {
-		t.Fatalf("job = %+v, %v; want 73712 solutions, 9233 fundamental", r.s, r.err)
+	if r.err != nil || r.s.Solutions != 14772512 || r.s.Unique != 1846955 {
+		t.Fatalf("job = %+v, %v; want 14772512 solutions, 1846955 fundamental", r.s, r.err)
 	}
 	if r.s.Expired != 0 {
 		t.Errorf("%d leases expired; a stopped worker hands them back", r.s.Expired)
