@@ -48,16 +48,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-const topUsage = `Usage: study lasvegas [flags]
+const topUsage = `Usage: coordinator study lasvegas [flags]
 
 Studies:
   lasvegas   the Las Vegas method: for each board size N and each number k of
              rows placed at random (the rest by backtracking), the mean failed
              attempts before the first solution and the mean time to it.
-             Run "study lasvegas -h" for its flags.
+             Run "coordinator study lasvegas -h" for its flags.
 `
 
-const lasVegasUsage = `Usage: study lasvegas [--n A:B] [--trials T] [--seed S] [--k K|A:B|all] [--csv FILE] [--plot FILE.png]
+const lasVegasUsage = `Usage: coordinator study lasvegas [--n A:B] [--trials T] [--seed S] [--k K|A:B|all] [--csv FILE] [--plot FILE.png]
 
 For every board size N in the range and every k (default all, 0..N), runs the
 Las Vegas method T times: the queens of rows 1..k go to random safe columns,
