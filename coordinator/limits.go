@@ -130,7 +130,7 @@ func validateWork(w wire, m *nqueenspb.WorkRequest) error {
 			return bad("solution batch %d is empty", b.GetSeq())
 		case len(b.GetPacked()) > maxBatchBytes:
 			return bad("solution batch of %d bytes, at most %d", len(b.GetPacked()), maxBatchBytes)
-		case w.n < 1 || uint64(len(b.GetPacked())) != uint64(b.GetCount())*uint64(w.n):
+		case w.n < 1 || len(b.GetPacked())%w.n != 0 || uint64(len(b.GetPacked())/w.n) != uint64(b.GetCount()):
 			return bad("solution batch of %d bytes for %d solutions of n=%d", len(b.GetPacked()), b.GetCount(), w.n)
 		}
 	case *nqueenspb.WorkRequest_Result:
