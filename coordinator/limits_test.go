@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
@@ -143,6 +144,37 @@ func TestMalformedWork(t *testing.T) {
 	}
 	if s.Committed != s.Tasks || s.Leased < uint64(s.Tasks)+6 {
 		t.Errorf("committed %d of %d, leased %d: the refused sessions' tasks were not leased again", s.Committed, s.Tasks, s.Leased)
+	}
+}
+
+// TestSilentStream: a Work stream that never sends Ready is ended with
+// DeadlineExceeded after a lease, and logged.
+func TestSilentStream(t *testing.T) {
+	checkLeaks(t)
+	cfg := testConfig(8, 0)
+	cfg.Lease = 300 * time.Millisecond
+	log, logs := bufLogger()
+	r := startJobLog(t, context.Background(), cfg, log)
+	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	ws, err := nqueenspb.NewCoordinatorServiceClient(conn).Work(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Recv(); status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "no Ready within") {
+		t.Errorf("silent Work stream ended with %v, want DeadlineExceeded", err)
+	}
+	wait := startWorkers(context.Background(), r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 8)
+	wait()
+	if !strings.Contains(logs.String(), "work stream refused") {
+		t.Errorf("no log line for the silent stream:\n%s", logs)
 	}
 }
 

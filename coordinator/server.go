@@ -143,8 +143,11 @@ func (a *attempt) discard() {
 
 // Work runs one worker's session; see the proto for the contract.
 func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
-	first, err := stream.Recv()
+	first, err := firstMessage(stream, v.sched.leaseLen)
 	if err != nil {
+		if status.Code(err) == codes.DeadlineExceeded {
+			v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", status.Convert(err).Message())
+		}
 		return err
 	}
 	r := first.GetReady()
@@ -232,6 +235,29 @@ func peerAddr(ctx context.Context) string {
 		return p.Addr.String()
 	}
 	return "unknown"
+}
+
+// firstMessage receives a Work stream's first message, waiting at most
+// wait: a stream that never says Ready would otherwise hold its handler
+// (and the memory of its connection) for as long as the client likes.
+func firstMessage(stream nqueenspb.CoordinatorService_WorkServer, wait time.Duration) (*nqueenspb.WorkRequest, error) {
+	type recv struct {
+		m   *nqueenspb.WorkRequest
+		err error
+	}
+	got := make(chan recv, 1)
+	go func() { // ends when the handler returns: the stream's context is cancelled
+		m, err := stream.Recv()
+		got <- recv{m, err}
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case r := <-got:
+		return r.m, r.err
+	case <-t.C:
+		return nil, status.Errorf(codes.DeadlineExceeded, "no Ready within %v of opening the Work stream", wait)
+	}
 }
 
 // sendLoop is the only goroutine that sends on a Work stream.
