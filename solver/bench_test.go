@@ -104,3 +104,21 @@ func BenchmarkPlainCount(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSolutions measures the enumeration behind --solutions: every
+// solution yielded, nothing kept (scripts/bench_listing.sh times the whole
+// listing).
+func BenchmarkSolutions(b *testing.B) {
+	for _, n := range []int{12, 14} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			var sols int
+			for b.Loop() {
+				sols = 0
+				for range Solutions(n, nil) {
+					sols++
+				}
+			}
+			b.ReportMetric(float64(sols)*float64(b.N)/b.Elapsed().Seconds(), "solutions/s")
+		})
+	}
+}

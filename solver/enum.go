@@ -4,8 +4,15 @@ import "iter"
 
 // walk calls yield with every solution of the n-board that extends prefix,
 // in lexicographic order, reusing one slice; it stops early when yield
-// returns false. It returns the number of search nodes visited. The prefix
-// must be valid (CheckPrefix).
+// returns false. It returns the number of search nodes visited (queens
+// placed). The prefix must be valid (CheckPrefix).
+//
+// It is the counting loop's shape: the current row's masks in registers, an
+// explicit stack of fixed-size arrays for the rows above, and the last two
+// rows not searched but finished directly, since only two columns are left
+// for them (lo then hi, or hi then lo, in that lexicographic order). The
+// column of each row is written into the reused slice as its queen is
+// placed (one trailing-zeros count per node).
 func walk(n int, prefix []int, yield func([]int) bool) (nodes uint64, stopped bool) {
 	all := uint32(1)<<n - 1
 	if n == 32 {
@@ -20,34 +27,90 @@ func walk(n int, prefix []int, yield func([]int) bool) (nodes uint64, stopped bo
 		c, l, r = c|b, (l|b)<<1, (r|b)>>1
 	}
 	k := len(prefix)
-	if k == n {
-		return 1, !yield(cols)
+	if n-k < 3 {
+		return walkShort(n, k, cols, c, l, r, yield)
 	}
-	var sc, sl, sr, sa [MaxN + 1]uint32
-	sp := k
-	sc[sp], sl[sp], sr[sp] = c, l, r
-	sa[sp] = all &^ (c | l | r)
-	for sp >= k {
-		a := sa[sp]
+	var sa, sc, sl, sr [MaxN]uint32
+	l2 := n - 2 // the row whose two completions are tried directly
+	i := k
+	a := all &^ (c | l | r)
+	for {
 		if a == 0 {
-			sp--
+			if i == k {
+				break
+			}
+			i--
+			a, c, l, r = sa[i&31], sc[i&31], sl[i&31], sr[i&31]
 			continue
 		}
 		bit := a & -a
-		sa[sp] = a ^ bit
+		a ^= bit
 		nodes++
-		cols[sp] = bitIndex(bit)
-		c := sc[sp] | bit
-		if c == all {
+		cols[i&31] = bitIndex(bit)
+		nc := c | bit
+		nl := (l | bit) << 1
+		nr := (r | bit) >> 1
+		if i+1 == l2 {
+			f := all &^ nc
+			lo := f & -f
+			hi := f ^ lo
+			av := f &^ (nl | nr)
+			if av&lo != 0 {
+				nodes++
+				if hi&(((nl|lo)<<1)|((nr|lo)>>1)) == 0 {
+					nodes++
+					cols[l2], cols[l2+1] = bitIndex(lo), bitIndex(hi)
+					if !yield(cols) {
+						return nodes, true
+					}
+				}
+			}
+			if av&hi != 0 {
+				nodes++
+				if lo&(((nl|hi)<<1)|((nr|hi)>>1)) == 0 {
+					nodes++
+					cols[l2], cols[l2+1] = bitIndex(hi), bitIndex(lo)
+					if !yield(cols) {
+						return nodes, true
+					}
+				}
+			}
+			continue
+		}
+		na := all &^ (nc | nl | nr)
+		if na != 0 {
+			sa[i&31], sc[i&31], sl[i&31], sr[i&31] = a, c, l, r
+			i++
+			a, c, l, r = na, nc, nl, nr
+		}
+	}
+	return nodes, false
+}
+
+// walkShort is walk for at most two free rows: a plain backtracker.
+func walkShort(n, k int, cols []int, c, l, r uint32, yield func([]int) bool) (nodes uint64, stopped bool) {
+	all := uint32(1)<<n - 1
+	if n == 32 {
+		all = ^uint32(0)
+	}
+	if k == n {
+		return 1, !yield(cols)
+	}
+	for a := all &^ (c | l | r); a != 0; a &= a - 1 {
+		bit := a & -a
+		nodes++
+		cols[k] = bitIndex(bit)
+		if k+1 == n {
 			if !yield(cols) {
 				return nodes, true
 			}
 			continue
 		}
-		l, r := (sl[sp]|bit)<<1, (sr[sp]|bit)>>1
-		sp++
-		sc[sp], sl[sp], sr[sp] = c, l, r
-		sa[sp] = all &^ (c | l | r)
+		sub, stop := walkShort(n, k+1, cols, c|bit, (l|bit)<<1, (r|bit)>>1, yield)
+		nodes += sub
+		if stop {
+			return nodes, true
+		}
 	}
 	return nodes, false
 }
