@@ -143,6 +143,9 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 		defer os.RemoveAll(dir)
 		spillDir = dir
 		j.pub = newPublisher(j.plan.N, len(j.plan.Tasks), j.sink)
+		if j.plan.Kind == solver.KindAll { // mirror images listed from spill files (publish.go)
+			j.pub.mirror = j.sched.mirror
+		}
 		j.sched.published = j.pub.add
 	}
 	for i, c := range cfg.Restored {

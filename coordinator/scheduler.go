@@ -91,6 +91,11 @@ type scheduler struct {
 	rng         *rand.Rand     // samples the verified tasks; used under mu
 	truths      sync.WaitGroup // the coordinator's own recomputations in flight
 
+	// mirror pairs each enumeration task with its mirror image (publish.go,
+	// mirrorPairs); the larger of a pair is never leased but committed with
+	// the smaller. nil for counting plans. Read-only after newScheduler.
+	mirror []int
+
 	mu sync.Mutex
 	// mu guards every field below.
 	tasks         []taskState
@@ -127,6 +132,7 @@ func newScheduler(plan solver.Plan, leaseLen time.Duration, maxAttempts int, wan
 		sessions:    make(map[string]*session),
 		leases:      make(map[uint64]*lease),
 		done:        make(chan struct{}),
+		mirror:      mirrorPairs(plan),
 	}
 }
 
@@ -142,6 +148,7 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 		t.committed, t.counts = true, c
 		s.committed++
 		s.solutions += c.Total
+		s.commitMirrorLocked(index, c, "")
 	}
 	s.finishIfDoneLocked()
 	return nil
@@ -266,7 +273,7 @@ func (s *scheduler) popLocked() (int, bool) {
 	for s.next < len(s.tasks) {
 		i := s.next
 		s.next++
-		if t := &s.tasks[i]; !t.committed && t.lease == nil {
+		if t := &s.tasks[i]; !t.committed && t.lease == nil && !s.isMirrorLocked(i) {
 			return i, true
 		}
 	}
@@ -522,6 +529,7 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 	if s.want && s.published != nil {
 		s.published(idx, path)
 	}
+	s.commitMirrorLocked(idx, got, path)
 	s.sampleLocked(idx)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
