@@ -10,6 +10,10 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
+// publishBlock is how much of a spill file the publisher reads at once:
+// large reads, and many solutions per call of a packed sink.
+const publishBlock = 256 << 10
+
 // Sink receives the committed solutions of a run, in order. render.Sink
 // implements it.
 type Sink interface {
@@ -101,7 +105,7 @@ func (p *publisher) copy(path string, cols []int, remove bool) error {
 		defer os.Remove(path)
 	}
 	defer f.Close()
-	block := make([]byte, spillBufferSize/p.n*p.n)
+	block := make([]byte, publishBlock/p.n*p.n)
 	for {
 		got, err := io.ReadFull(f, block)
 		if err == io.EOF {
@@ -113,11 +117,8 @@ func (p *publisher) copy(path string, cols []int, remove bool) error {
 		if got%p.n != 0 {
 			return fmt.Errorf("spill file %s ends inside a solution", path)
 		}
-		for i := 0; i < got; i += p.n {
-			unpack(cols, block[i:i+p.n])
-			if err := p.sink.Write(cols); err != nil {
-				return err
-			}
+		if err := p.write(block[:got], cols); err != nil {
+			return err
 		}
 		p.mu.Lock()
 		p.written += uint64(got / p.n)
@@ -162,7 +163,8 @@ func (p *publisher) copyMirrored(path string, cols []int) error {
 	if size%int64(n) != 0 {
 		return fmt.Errorf("spill file %s: %d bytes is not a multiple of n=%d", path, size, n)
 	}
-	block := make([]byte, spillBufferSize/n*n)
+	block := make([]byte, publishBlock/n*n)
+	out := make([]byte, len(block))
 	m := byte(n - 1)
 	for end := size; end > 0; {
 		start := max(end-int64(len(block)), 0)
@@ -170,18 +172,41 @@ func (p *publisher) copyMirrored(path string, cols []int) error {
 		if _, err := f.ReadAt(buf, start); err != nil {
 			return err
 		}
-		for i := len(buf) - n; i >= 0; i -= n {
-			for r, c := range buf[i : i+n] {
-				cols[r] = int(m - c)
+		// Reverse the records and reflect their columns.
+		o := out[:len(buf)]
+		for i, j := len(buf)-n, 0; i >= 0; i, j = i-n, j+n {
+			src, dst := buf[i:i+n], o[j:j+n]
+			for r, c := range src {
+				dst[r] = m - c
 			}
-			if err := p.sink.Write(cols); err != nil {
-				return err
-			}
+		}
+		if err := p.write(o, cols); err != nil {
+			return err
 		}
 		p.mu.Lock()
 		p.written += uint64(len(buf) / n)
 		p.mu.Unlock()
 		end = start
+	}
+	return nil
+}
+
+// packedSink is a Sink that also takes many packed solutions at once
+// (render.Sink): the fast path for listing a whole board.
+type packedSink interface {
+	WritePacked(sols []byte) error
+}
+
+// write hands whole packed solutions to the sink, in order.
+func (p *publisher) write(sols []byte, cols []int) error {
+	if ps, ok := p.sink.(packedSink); ok {
+		return ps.WritePacked(sols)
+	}
+	for i := 0; i < len(sols); i += p.n {
+		unpack(cols, sols[i:i+p.n])
+		if err := p.sink.Write(cols); err != nil {
+			return err
+		}
 	}
 	return nil
 }

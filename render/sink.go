@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -344,4 +345,60 @@ func SheetTitle(n int, count, total uint64, unique bool) string {
 		return fmt.Sprintf("N=%d · all %d %s", n, total, kind)
 	}
 	return fmt.Sprintf("N=%d · first %d of %d %s", n, count, total, kind)
+}
+
+// WritePacked writes the solutions packed in sols, N bytes each (byte r
+// holds the 0-based column of row r), in order: the same as calling Write
+// with each, but the cols format of N ≤ 98 without pictures, the listing of
+// a whole board, is formatted straight into the writer's buffer, many
+// solutions per call. The coordinator's spill files hold this layout.
+func (s *Sink) WritePacked(sols []byte) error {
+	n := s.opts.N
+	if len(sols)%n != 0 {
+		return fmt.Errorf("render: %d packed bytes are not whole solutions of n=%d", len(sols), n)
+	}
+	if s.closed || s.text == nil || s.pictures || s.opts.Format != Cols || n >= len(colTokens) {
+		var buf [64]int
+		cols := buf[:0]
+		if n > len(buf) {
+			cols = make([]int, 0, n)
+		}
+		cols = cols[:n]
+		for i := 0; i < len(sols); i += n {
+			for r, c := range sols[i : i+n] {
+				cols[r] = int(c)
+			}
+			if err := s.Write(cols); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	line := 3*n + 4 // the most one line stores (appendSmallCols)
+	for i := 0; i < len(sols); {
+		if s.text.Available() < line {
+			if err := s.text.Flush(); err != nil {
+				return fmt.Errorf("render: solutions: %w", err)
+			}
+		}
+		buf := s.text.AvailableBuffer()
+		buf = buf[:cap(buf)]
+		pos := 0
+		for ; i < len(sols) && pos+line <= len(buf); i += n {
+			for r, c := range sols[i : i+n] {
+				if int(c) >= n {
+					return fmt.Errorf("render: solution %d: queen of row %d is in column %d, outside 1..%d", s.written+1, r+1, int(c)+1, n)
+				}
+				t := colTokens[c]
+				binary.LittleEndian.PutUint32(buf[pos:], t)
+				pos += int(t >> 24)
+			}
+			buf[pos-1] = '\n'
+			s.written++
+		}
+		if _, err := s.text.Write(buf[:pos]); err != nil {
+			return fmt.Errorf("render: solutions: %w", err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,72 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// TestWritePackedSameAsWrite checks that WritePacked writes the bytes that
+// Write does, solution by solution, in every format, for N=8 and N=10
+// (two-digit columns).
+func TestWritePackedSameAsWrite(t *testing.T) {
+	for _, n := range []int{1, 8, 10} {
+		var packed []byte
+		var all [][]int
+		for cols := range solver.Solutions(n, nil) {
+			all = append(all, append([]int(nil), cols...))
+			for _, c := range cols {
+				packed = append(packed, byte(c))
+			}
+		}
+		for _, f := range Formats {
+			var one, many bytes.Buffer
+			a, err := Open(Options{N: n, Format: f, SolutionsPath: "-", Stdout: &one})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cols := range all {
+				if err := a.Write(cols); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := a.Close(uint64(len(all))); err != nil {
+				t.Fatal(err)
+			}
+			b, err := Open(Options{N: n, Format: f, SolutionsPath: "-", Stdout: &many})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Uneven pieces, as a publisher's blocks would be.
+			for i := 0; i < len(packed); {
+				j := min(i+3*n, len(packed))
+				if err := b.WritePacked(packed[i:j]); err != nil {
+					t.Fatal(err)
+				}
+				i = j
+			}
+			if err := b.Close(uint64(len(all))); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(one.Bytes(), many.Bytes()) {
+				t.Errorf("n=%d %s: WritePacked wrote %d bytes, Write %d; they differ", n, f, many.Len(), one.Len())
+			}
+		}
+	}
+}
+
+// TestWritePackedRejects checks that a column out of range is an error.
+func TestWritePackedRejects(t *testing.T) {
+	var out bytes.Buffer
+	s, err := Open(Options{N: 4, SolutionsPath: "-", Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WritePacked([]byte{1, 3, 0, 4}); err == nil {
+		t.Error("WritePacked(column 4 of n=4) = nil, want an error")
+	}
+	if err := s.WritePacked([]byte{1, 3, 0}); err == nil {
+		t.Error("WritePacked(3 bytes of n=4) = nil, want an error")
+	}
+}
