@@ -22,6 +22,7 @@ var errBatch = errors.New("invalid solution batch")
 type batchChecker struct {
 	n       int
 	prefix  []int
+	pre     []byte // prefix, packed
 	unique  bool   // each solution must be solver.Canonical
 	seq     uint32 // the seq the next batch must carry
 	count   uint64 // solutions accepted so far
@@ -32,9 +33,17 @@ type batchChecker struct {
 // newBatchChecker returns a checker for the solutions of the task whose
 // queens in rows 0..len(prefix)-1 are fixed at prefix.
 func newBatchChecker(n int, prefix []int, unique bool) *batchChecker {
+	pre := make([]byte, len(prefix))
+	for i, c := range prefix {
+		pre[i] = byte(c) // out of range values cannot match a valid byte below anyway
+		if c < 0 || c >= n {
+			pre[i] = 0xff
+		}
+	}
 	return &batchChecker{
 		n:       n,
 		prefix:  prefix,
+		pre:     pre,
 		unique:  unique,
 		last:    make([]byte, 0, n),
 		scratch: make([]int, n),
@@ -82,25 +91,35 @@ func (b *batchChecker) check(seq, count uint32, packed []byte, emit func([]byte)
 
 // checkOne checks one packed solution: in range, no two queens sharing a
 // column or diagonal, extending the prefix, canonical when required. It
-// allocates nothing.
+// allocates nothing and is O(n): the diagonals are two masks shifted one
+// place per row, as the solver keeps them.
 func (b *batchChecker) checkOne(sol []byte) error {
+	if len(b.pre) > len(sol) {
+		return fmt.Errorf("prefix of %d rows is longer than the solution", len(b.pre))
+	}
+	if len(b.pre) > 0 && !bytes.Equal(sol[:len(b.pre)], b.pre) {
+		for r, c := range b.pre {
+			if sol[r] != c {
+				return fmt.Errorf("row %d: column %d is outside the task's prefix", r, sol[r])
+			}
+		}
+	}
 	var cols, diag, anti uint64
 	for r, c := range sol {
 		if int(c) >= b.n {
 			return fmt.Errorf("row %d: column %d out of range 0..%d", r, c, b.n-1)
 		}
-		if r < len(b.prefix) && int(c) != b.prefix[r] {
-			return fmt.Errorf("row %d: column %d is outside the task's prefix", r, c)
-		}
-		cb, db, ab := uint64(1)<<c, uint64(1)<<(r+int(c)), uint64(1)<<(r-int(c)+b.n-1)
-		if cols&cb != 0 || diag&db != 0 || anti&ab != 0 {
+		bit := uint64(1) << c
+		if (cols|diag|anti)&bit != 0 {
 			return fmt.Errorf("row %d: queen in column %d is attacked", r, c)
 		}
-		cols, diag, anti = cols|cb, diag|db, anti|ab
-		b.scratch[r] = int(c)
+		cols, diag, anti = cols|bit, (diag|bit)<<1, (anti|bit)>>1
 	}
-	if b.unique && !solver.Canonical(b.scratch) {
-		return errors.New("not the canonical member of its symmetry class")
+	if b.unique {
+		unpack(b.scratch, sol)
+		if !solver.Canonical(b.scratch) {
+			return errors.New("not the canonical member of its symmetry class")
+		}
 	}
 	return nil
 }

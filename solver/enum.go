@@ -148,8 +148,23 @@ func UniqueSolutions(n int, prefix []int) iter.Seq[[]int] {
 // Canonical reports whether cols, a solution in column-list form, is the
 // canonical member of its symmetry class: the lexicographically smallest
 // of its images under the 8 rotations and reflections of the board.
+//
+// The three images that keep rows as rows are tried first: together they
+// reject most solutions before the inverse permutation is built.
 func Canonical(cols []int) bool {
 	n := len(cols)
+	for _, c := range cols {
+		if c < 0 || c >= n {
+			return false
+		}
+	}
+	m := n - 1
+	// The 8 images: {cols, inverse} with rows and/or columns reflected.
+	for t := 1; t < 4; t++ {
+		if smallerImage(cols, cols, t, m) {
+			return false
+		}
+	}
 	var buf [MaxN]int
 	var inv []int
 	if n <= MaxN {
@@ -158,35 +173,33 @@ func Canonical(cols []int) bool {
 		inv = make([]int, n)
 	}
 	for r, c := range cols {
-		if c < 0 || c >= n {
-			return false
-		}
 		inv[c] = r
 	}
-	m := n - 1
-	// The 8 images: {cols, inverse} with rows and/or columns reflected.
-	for t := 1; t < 8; t++ {
-		src := cols
-		if t&4 != 0 {
-			src = inv
-		}
-		flipRows, flipCols := t&1 != 0, t&2 != 0
-		for r := 0; r < n; r++ {
-			rr := r
-			if flipRows {
-				rr = m - r
-			}
-			v := src[rr]
-			if flipCols {
-				v = m - v
-			}
-			if v < cols[r] {
-				return false
-			}
-			if v > cols[r] {
-				break
-			}
+	for t := 4; t < 8; t++ {
+		if smallerImage(cols, inv, t, m) {
+			return false
 		}
 	}
 	return true
+}
+
+// smallerImage reports whether image t of cols (src is cols for t < 4,
+// the inverse permutation for t >= 4; bit 0 of t reflects the rows, bit 1
+// the columns) is lexicographically smaller than cols.
+func smallerImage(cols, src []int, t, m int) bool {
+	flipRows, flipCols := t&1 != 0, t&2 != 0
+	for r := range cols {
+		rr := r
+		if flipRows {
+			rr = m - r
+		}
+		v := src[rr]
+		if flipCols {
+			v = m - v
+		}
+		if v != cols[r] {
+			return v < cols[r]
+		}
+	}
+	return false
 }

@@ -97,8 +97,10 @@ func enumerate(ctx context.Context, a *nqueenspb.Assign, n int, prefix []int, re
 			}
 		}
 		if a.GetWantSolutions() {
-			for _, c := range cols {
-				buf = append(buf, byte(c))
+			at := len(buf)
+			buf = buf[:at+n]
+			for i, c := range cols[:n] {
+				buf[at+i] = byte(c)
 			}
 			count++
 			if len(buf) >= BatchBytes && !flush() {
