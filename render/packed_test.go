@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/nqueens/nqueens/solver"
@@ -11,7 +12,7 @@ import (
 // Write does, solution by solution, in every format, for N=8 and N=10
 // (two-digit columns).
 func TestWritePackedSameAsWrite(t *testing.T) {
-	for _, n := range []int{1, 8, 10} {
+	for _, n := range []int{1, 8, 10, 12} {
 		var packed []byte
 		var all [][]int
 		for cols := range solver.Solutions(n, nil) {
@@ -38,9 +39,14 @@ func TestWritePackedSameAsWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Uneven pieces, as a publisher's blocks would be.
+			// Uneven pieces, as a publisher's blocks would be; for N=12
+			// one block of 14200, formatted in parallel parts.
+			piece := 3 * n
+			if n == 12 {
+				piece = len(packed)
+			}
 			for i := 0; i < len(packed); {
-				j := min(i+3*n, len(packed))
+				j := min(i+piece, len(packed))
 				if err := b.WritePacked(packed[i:j]); err != nil {
 					t.Fatal(err)
 				}
@@ -65,6 +71,15 @@ func TestWritePackedRejects(t *testing.T) {
 	}
 	if err := s.WritePacked([]byte{1, 3, 0, 4}); err == nil {
 		t.Error("WritePacked(column 4 of n=4) = nil, want an error")
+	}
+	big := make([]byte, 4*10000)
+	for i := 0; i < len(big); i += 4 {
+		copy(big[i:], []byte{1, 3, 0, 2})
+	}
+	big[4*7777+2] = 9
+	err = s.WritePacked(big)
+	if err == nil || !strings.Contains(err.Error(), "solution 7778:") {
+		t.Errorf("WritePacked(10000 solutions, the 7778th bad) = %v, want an error naming solution 7778", err)
 	}
 	if err := s.WritePacked([]byte{1, 3, 0}); err == nil {
 		t.Error("WritePacked(3 bytes of n=4) = nil, want an error")

@@ -52,8 +52,9 @@ type Sink struct {
 	scratch []byte        // one formatted solution, when it does not fit text's buffer
 	written uint64        // solutions received
 
-	pictures bool    // any of PNGDir, SVGDir, SheetPath
-	kept     []int32 // the first Limit solutions, N columns each
+	pictures bool     // any of PNGDir, SVGDir, SheetPath
+	kept     []int32  // the first Limit solutions, N columns each
+	parts    [][]byte // WritePacked's formatted parts, reused
 	closed   bool
 }
 
@@ -374,6 +375,13 @@ func (s *Sink) WritePacked(sols []byte) error {
 		}
 		return nil
 	}
+	count := len(sols) / n
+	if parts := min(runtime.GOMAXPROCS(0), maxFormatters, count/minPerFormatter); parts > 1 {
+		return s.writePackedParallel(sols, parts)
+	}
+	if err := checkPacked(sols, n); err != nil {
+		return fmt.Errorf("render: solution %d: %w", s.written+uint64(err.(packedError).index)+1, err)
+	}
 	line := 3*n + 4 // the most one line stores (appendSmallCols)
 	for i := 0; i < len(sols); {
 		if s.text.Available() < line {
@@ -383,22 +391,101 @@ func (s *Sink) WritePacked(sols []byte) error {
 		}
 		buf := s.text.AvailableBuffer()
 		buf = buf[:cap(buf)]
-		pos := 0
-		for ; i < len(sols) && pos+line <= len(buf); i += n {
-			for r, c := range sols[i : i+n] {
-				if int(c) >= n {
-					return fmt.Errorf("render: solution %d: queen of row %d is in column %d, outside 1..%d", s.written+1, r+1, int(c)+1, n)
-				}
-				t := colTokens[c]
-				binary.LittleEndian.PutUint32(buf[pos:], t)
-				pos += int(t >> 24)
-			}
-			buf[pos-1] = '\n'
-			s.written++
-		}
+		fit := min((len(buf)/line)*n, len(sols)-i)
+		pos := formatPacked(buf, sols[i:i+fit], n)
+		s.written += uint64(fit / n)
+		i += fit
 		if _, err := s.text.Write(buf[:pos]); err != nil {
 			return fmt.Errorf("render: solutions: %w", err)
 		}
 	}
 	return nil
+}
+
+const (
+	// maxFormatters caps the goroutines that format one WritePacked call.
+	maxFormatters = 4
+	// minPerFormatter is the fewest solutions worth a goroutine (a few
+	// tens of microseconds of formatting).
+	minPerFormatter = 2048
+)
+
+// writePackedParallel formats a large block of packed solutions (cols
+// format) in parts, one goroutine each, then writes the parts in order.
+// When the workers are done and only the publisher runs, this spreads its
+// formatting over the idle cores.
+func (s *Sink) writePackedParallel(sols []byte, parts int) error {
+	n := s.opts.N
+	count := len(sols) / n
+	if len(s.parts) < parts {
+		s.parts = make([][]byte, parts)
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		lo, hi := count*p/parts*n, count*(p+1)/parts*n
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			piece := sols[lo:hi]
+			if err := checkPacked(piece, n); err != nil {
+				pe := err.(packedError)
+				pe.index += lo / n
+				errs[p] = pe
+				return
+			}
+			buf := slices.Grow(s.parts[p][:0], (hi-lo)/n*(3*n+4))
+			buf = buf[:cap(buf)]
+			s.parts[p] = buf[:formatPacked(buf, piece, n)]
+		}()
+	}
+	wg.Wait()
+	for p := 0; p < parts; p++ {
+		if errs[p] != nil {
+			return fmt.Errorf("render: solution %d: %w", s.written+uint64(errs[p].(packedError).index)+1, errs[p])
+		}
+	}
+	for p := 0; p < parts; p++ {
+		if _, err := s.text.Write(s.parts[p]); err != nil {
+			return fmt.Errorf("render: solutions: %w", err)
+		}
+	}
+	s.written += uint64(count)
+	return nil
+}
+
+// packedError names the first packed solution with a column out of range.
+type packedError struct {
+	index, row, col, n int
+}
+
+func (e packedError) Error() string {
+	return fmt.Sprintf("queen of row %d is in column %d, outside 1..%d", e.row+1, e.col+1, e.n)
+}
+
+// checkPacked reports the first column of sols (packed, n bytes each)
+// outside 0..n-1, as a packedError.
+func checkPacked(sols []byte, n int) error {
+	for i, c := range sols {
+		if int(c) >= n {
+			return packedError{index: i / n, row: i % n, col: int(c), n: n}
+		}
+	}
+	return nil
+}
+
+// formatPacked writes sols (packed, n bytes each, columns checked, n < 99)
+// in the cols format into buf, which must hold 3n+4 bytes per solution, and
+// returns the bytes used.
+func formatPacked(buf, sols []byte, n int) int {
+	pos := 0
+	for i := 0; i < len(sols); i += n {
+		for _, c := range sols[i : i+n] {
+			t := colTokens[c]
+			binary.LittleEndian.PutUint32(buf[pos:], t)
+			pos += int(t >> 24)
+		}
+		buf[pos-1] = '\n'
+	}
+	return pos
 }
