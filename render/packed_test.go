@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // Write does, solution by solution, in every format, for N=8 and N=10
 // (two-digit columns).
 func TestWritePackedSameAsWrite(t *testing.T) {
-	for _, n := range []int{1, 8, 10, 12} {
+	for _, n := range []int{1, 8, 9, 10, 12, 13} {
 		var packed []byte
 		var all [][]int
 		for cols := range solver.Solutions(n, nil) {
@@ -40,9 +41,9 @@ func TestWritePackedSameAsWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Uneven pieces, as a publisher's blocks would be; for N=12
-			// one block of 14200, formatted in parallel parts.
+			// and 13 one block, formatted in parallel parts.
 			piece := 3 * n
-			if n == 12 {
+			if n >= 12 {
 				piece = len(packed)
 			}
 			for i := 0; i < len(packed); {
@@ -84,4 +85,30 @@ func TestWritePackedRejects(t *testing.T) {
 	if err := s.WritePacked([]byte{1, 3, 0}); err == nil {
 		t.Error("WritePacked(3 bytes of n=4) = nil, want an error")
 	}
+}
+
+// BenchmarkWritePacked measures the listing's text path: N=14's solutions,
+// packed, formatted in the cols format into io.Discard.
+func BenchmarkWritePacked(b *testing.B) {
+	const n = 14
+	var packed []byte
+	for cols := range solver.Solutions(n, nil) {
+		for _, c := range cols {
+			packed = append(packed, byte(c))
+		}
+	}
+	lines := len(packed) / n
+	s, err := Open(Options{N: n, SolutionsPath: "-", Stdout: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	block := 256 << 10 / n * n
+	for b.Loop() {
+		for i := 0; i < len(packed); i += block {
+			if err := s.WritePacked(packed[i:min(i+block, len(packed))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines), "ns/line")
 }

@@ -55,6 +55,7 @@ type Sink struct {
 	pictures bool     // any of PNGDir, SVGDir, SheetPath
 	kept     []int32  // the first Limit solutions, N columns each
 	parts    [][]byte // WritePacked's formatted parts, reused
+	pairs    []uint64 // pairTokens(N), made by the first WritePacked
 	closed   bool
 }
 
@@ -376,13 +377,16 @@ func (s *Sink) WritePacked(sols []byte) error {
 		return nil
 	}
 	count := len(sols) / n
+	if s.pairs == nil {
+		s.pairs = pairTokens(n)
+	}
 	if parts := min(runtime.GOMAXPROCS(0), maxFormatters, count/minPerFormatter); parts > 1 {
 		return s.writePackedParallel(sols, parts)
 	}
 	if err := checkPacked(sols, n); err != nil {
 		return fmt.Errorf("render: solution %d: %w", s.written+uint64(err.(packedError).index)+1, err)
 	}
-	line := 3*n + 4 // the most one line stores (appendSmallCols)
+	line := packedLine(n)
 	for i := 0; i < len(sols); {
 		if s.text.Available() < line {
 			if err := s.text.Flush(); err != nil {
@@ -392,7 +396,7 @@ func (s *Sink) WritePacked(sols []byte) error {
 		buf := s.text.AvailableBuffer()
 		buf = buf[:cap(buf)]
 		fit := min((len(buf)/line)*n, len(sols)-i)
-		pos := formatPacked(buf, sols[i:i+fit], n)
+		pos := formatPacked(buf, sols[i:i+fit], n, s.pairs)
 		s.written += uint64(fit / n)
 		i += fit
 		if _, err := s.text.Write(buf[:pos]); err != nil {
@@ -434,9 +438,9 @@ func (s *Sink) writePackedParallel(sols []byte, parts int) error {
 				errs[p] = pe
 				return
 			}
-			buf := slices.Grow(s.parts[p][:0], (hi-lo)/n*(3*n+4))
+			buf := slices.Grow(s.parts[p][:0], (hi-lo)/n*packedLine(n))
 			buf = buf[:cap(buf)]
-			s.parts[p] = buf[:formatPacked(buf, piece, n)]
+			s.parts[p] = buf[:formatPacked(buf, piece, n, s.pairs)]
 		}()
 	}
 	wg.Wait()
@@ -474,14 +478,42 @@ func checkPacked(sols []byte, n int) error {
 	return nil
 }
 
+// packedLine is the buffer one solution of formatPacked may need: 3 bytes
+// a column at most, and room for the last 8-byte store.
+func packedLine(n int) int { return 3*n + 8 }
+
+// pairTokens returns the tokens of every pair of columns of an n-board
+// (n < 99): entry a*n+b is columns a and b printed 1-based, each followed
+// by a space, packed little-endian in the low bytes, with the length in
+// the top byte. Half as many dependent stores as one token a column.
+func pairTokens(n int) []uint64 {
+	t := make([]uint64, n*n)
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			ta, tb := colTokens[a], colTokens[b]
+			la, lb := ta>>24, tb>>24
+			v := uint64(ta&0xffffff) | uint64(tb&0xffffff)<<(8*la)
+			t[a*n+b] = v | uint64(la+lb)<<56
+		}
+	}
+	return t
+}
+
 // formatPacked writes sols (packed, n bytes each, columns checked, n < 99)
-// in the cols format into buf, which must hold 3n+4 bytes per solution, and
-// returns the bytes used.
-func formatPacked(buf, sols []byte, n int) int {
+// in the cols format into buf, which must hold packedLine(n) bytes per
+// solution, and returns the bytes used. pairs is pairTokens(n).
+func formatPacked(buf, sols []byte, n int, pairs []uint64) int {
 	pos := 0
-	for i := 0; i < len(sols); i += n {
-		for _, c := range sols[i : i+n] {
-			t := colTokens[c]
+	even := n &^ 1
+	for i := 0; i+n <= len(sols); i += n {
+		sol := sols[i : i+n]
+		for r := 0; r < even; r += 2 {
+			t := pairs[int(sol[r])*n+int(sol[r+1])]
+			binary.LittleEndian.PutUint64(buf[pos:], t)
+			pos += int(t >> 56)
+		}
+		if even < n {
+			t := colTokens[sol[even]]
 			binary.LittleEndian.PutUint32(buf[pos:], t)
 			pos += int(t >> 24)
 		}
