@@ -1,6 +1,9 @@
 package solver
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Counting works on border placements, the Q27 / NQueensFAF idea: every
 // solution has exactly one queen in each of the four border lines (row 0,
@@ -75,19 +78,19 @@ func frameQueens(n int, s [4]int) (q [4][2]int, nq int, ok bool) {
 		return q, 0, false
 	}
 	pts := [4][2]int{{0, a}, {m, b}, {c, 0}, {d, m}}
+	return distinctQueens(pts[:])
+}
+
+// distinctQueens collects the distinct queens of pts (a corner queen may be
+// named twice, once by its row and once by its column), or ok=false when two
+// of them attack each other.
+func distinctQueens(pts [][2]int) (q [4][2]int, nq int, ok bool) {
 	for _, p := range pts {
-		dup := false
-		for i := 0; i < nq; i++ {
-			if q[i] == p {
-				dup = true
-				break
-			}
-		}
-		if dup {
+		if slices.Contains(q[:nq], p) {
 			continue
 		}
-		for i := 0; i < nq; i++ {
-			dr, dc := q[i][0]-p[0], q[i][1]-p[1]
+		for _, o := range q[:nq] {
+			dr, dc := o[0]-p[0], o[1]-p[1]
 			if dr == 0 || dc == 0 || dr == dc || dr == -dc {
 				return q, 0, false
 			}
@@ -354,24 +357,6 @@ func tripleQueens(n, a, c, d int) (q [4][2]int, nq int, ok bool) {
 	if a < 0 || a > m || c < 0 || c > m || d < 0 || d > m || (a == 0) != (c == 0) || (a == m) != (d == 0) {
 		return q, 0, false
 	}
-	for _, p := range [3][2]int{{0, a}, {c, 0}, {d, m}} {
-		dup := false
-		for i := 0; i < nq; i++ {
-			if q[i] == p {
-				dup = true
-			}
-		}
-		if dup {
-			continue
-		}
-		for i := 0; i < nq; i++ {
-			dr, dc := q[i][0]-p[0], q[i][1]-p[1]
-			if dr == 0 || dc == 0 || dr == dc || dr == -dc {
-				return q, 0, false
-			}
-		}
-		q[nq] = p
-		nq++
-	}
-	return q, nq, true
+	pts := [3][2]int{{0, a}, {c, 0}, {d, m}}
+	return distinctQueens(pts[:])
 }
