@@ -69,8 +69,8 @@ func (s Summary) human() string {
 	if s.Kind == "unique" {
 		text = fmt.Sprintf("N=%d: %d fundamental solutions (of %d in all)%s\n", s.N, s.Unique, s.Solutions, status)
 	}
-	text += fmt.Sprintf("time %v, %s solutions/s; %d tasks (depth %d) on %d workers",
-		elapsed.Round(time.Millisecond), humanRate(rate), s.Tasks, s.Depth, s.Workers)
+	text += fmt.Sprintf("time %v, %s solutions/s; %s (depth %d) on %s",
+		elapsed.Round(time.Millisecond), humanRate(rate), plural(s.Tasks, "task"), s.Depth, plural(s.Workers, "worker"))
 	if s.Nodes > 0 {
 		text += fmt.Sprintf(", %d nodes", s.Nodes)
 	}
@@ -84,6 +84,14 @@ func (s Summary) human() string {
 		text += fmt.Sprintf("; %d workers QUARANTINED", s.Quarantined)
 	}
 	return text + "\n"
+}
+
+// plural says "1 worker" but "2 workers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // humanRate prints a rate with a k/M/G suffix.
