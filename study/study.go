@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/cli"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -113,16 +114,7 @@ func parseLasVegas(args []string, stderr io.Writer) (config, error) {
 	seed := fs.Uint64("seed", DefaultSeed, "seed of the one PCG generator of the study")
 	csvPath := fs.String("csv", "", "also write the table as CSV to `FILE` (n,k,trials,mean_failures,mean_time_us)")
 	plotPath := fs.String("plot", "", fmt.Sprintf("draw mean time against k, one line per N, as a %d×%d PNG to `FILE.png`", ChartWidth, ChartHeight))
-	usage := func() {
-		fmt.Fprint(stderr, lasVegasUsage)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage()
-		}
+	if err := cli.Parse(fs, args, stderr, lasVegasUsage); err != nil {
 		return config{}, err
 	}
 	if fs.NArg() > 0 {

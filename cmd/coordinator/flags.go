@@ -13,6 +13,7 @@ import (
 
 	"github.com/nqueens/nqueens/auth"
 	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/internal/cli"
 	"github.com/nqueens/nqueens/render"
 )
 
@@ -107,19 +108,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs.BoolVar(&lo.resume, "resume", false, "continue the job journaled in --state after a crash: only unfinished tasks run again")
 	fs.StringVar(&lo.level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
 	fs.BoolVar(&lo.json, "log-json", false, "log as JSON lines")
-	// Parse calls fs.Usage on every error; the full help goes out for -h
-	// only, a bad flag gets one line.
-	fs.Usage = func() {}
-	printUsage := func() {
-		fmt.Fprint(stdout, usageHead)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, stdout, usageHead); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			printUsage()
 			return cfg, lo, errHelp
 		}
 		return cfg, lo, fmt.Errorf("%v (see coordinator -h)", err)

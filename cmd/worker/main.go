@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nqueens/nqueens/auth"
+	"github.com/nqueens/nqueens/internal/cli"
 	"github.com/nqueens/nqueens/worker"
 )
 
@@ -67,18 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&ac.ServerName, "tls-server-name", "", "name expected in the coordinator's certificate (default: the --join host)")
 	fs.StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
 	fs.BoolVar(&logJSON, "log-json", false, "log as JSON lines")
-	// Parse calls fs.Usage on every error; the full help goes out for -h
-	// only, a bad flag gets one line.
-	fs.Usage = func() {}
-	printUsage := func() {
-		fmt.Fprint(stdout, usageHead)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, stdout, usageHead); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			printUsage()
 			return 0
 		}
 		fmt.Fprintf(stderr, "worker: %v (see worker -h)\n", err)
