@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -88,33 +85,6 @@ func (w *wireWorker) answer(a *nqueenspb.Assign) solver.Counts {
 	return c
 }
 
-// startCoordinator starts the real coordinator binary and returns it, its
-// log and the address it listens on.
-func startCoordinator(t *testing.T, bin string, args ...string) (*exec.Cmd, *lineWatcher, *bytes.Buffer, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	cerr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &lineWatcher{}
-	listening := logs.on(`listening: addr=(\S+)`)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	go logs.run(cerr)
-	select {
-	case m := <-listening:
-		return cmd, logs, &stdout, m[1]
-	case <-time.After(e2eTimeout):
-		t.Fatalf("coordinator did not listen:\n%s", logs)
-	}
-	return nil, nil, nil, ""
-}
-
 // TestKillAfterAck: the coordinator acknowledges a result as COMMITTED and
 // is SIGKILLed at once. The journal holds that result; the resumed
 // coordinator keeps it, never leases that task again, and finishes exact.
@@ -123,7 +93,7 @@ func TestKillAfterAck(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "ack.state")
 	args := []string{"--n", "8", "--workers", "0", "--listen", "127.0.0.1:0", "--depth", "2", "--state", state, "--json", "--progress", "off"}
 
-	first, _, _, addr := startCoordinator(t, coordBin, args...)
+	first, _, _, addr := startCoordinator(t, coordBin, nil, args...)
 	w := joinWire(t, addr, 1)
 	a := w.recv().GetAssign()
 	if a == nil {
@@ -146,7 +116,7 @@ func TestKillAfterAck(t *testing.T) {
 		t.Fatalf("journal after the kill holds %+v; want the acknowledged task %d with total %d unique %d", rp.Records, idx, sent.Total, sent.Unique)
 	}
 
-	second, logs, stdout, addr := startCoordinator(t, coordBin, append(args, "--resume")...)
+	second, logs, stdout, addr := startCoordinator(t, coordBin, nil, append(args, "--resume")...)
 	w = joinWire(t, addr, 4096)
 	tasks := int(w.job.GetJob().GetTasks())
 	for answered := 0; answered < tasks-1; {

@@ -145,36 +145,47 @@ func (w *lineWatcher) String() string {
 	return w.buf.String()
 }
 
+// startCoordinator starts the real coordinator binary and returns it, its
+// stdout and the address it listens on. Its stderr goes to logs (a new
+// watcher if nil), so a caller registers the lines it waits for before the
+// process starts and cannot miss them.
+func startCoordinator(t *testing.T, bin string, logs *lineWatcher, args ...string) (*exec.Cmd, *lineWatcher, *bytes.Buffer, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	cerr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logs == nil {
+		logs = &lineWatcher{}
+	}
+	listening := logs.on(`listening: addr=(\S+)`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	go logs.run(cerr)
+	select {
+	case m := <-listening:
+		return cmd, logs, &stdout, m[1]
+	case <-time.After(e2eTimeout):
+		t.Fatalf("coordinator did not listen:\n%s", logs)
+	}
+	return nil, nil, nil, ""
+}
+
 // TestEndToEnd builds the binaries and runs a coordinator with three
 // worker processes at N=14; one worker is SIGKILLed mid-run. The count is
 // exact and the coordinator exits 0.
 func TestEndToEnd(t *testing.T) {
 	coordBin, workBin := binaries(t)
 
-	coord := exec.Command(coordBin, "--n", "14", "--workers", "0", "--listen", "127.0.0.1:0", "--depth", "5",
-		"--json", "--progress", "log", "--progress-interval", "50ms", "--lease", "5s")
-	var stdout bytes.Buffer
-	coord.Stdout = &stdout
-	cerr, err := coord.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &lineWatcher{}
-	listening := logs.on(`listening: addr=(\S+)`)
 	progressed := logs.on(`progress: tasks_done=([1-9]\d*)`)
-	if err := coord.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer coord.Process.Kill()
-	go logs.run(cerr)
-
-	var addr string
-	select {
-	case m := <-listening:
-		addr = m[1]
-	case <-time.After(e2eTimeout):
-		t.Fatalf("coordinator did not listen:\n%s", logs)
-	}
+	coord, _, stdout, addr := startCoordinator(t, coordBin, logs, "--n", "14", "--workers", "0", "--listen", "127.0.0.1:0", "--depth", "5",
+		"--json", "--progress", "log", "--progress-interval", "50ms", "--lease", "5s")
 
 	workers := make([]*exec.Cmd, 3)
 	wlogs := make([]*bytes.Buffer, 3)
@@ -240,29 +251,10 @@ func TestEndToEnd(t *testing.T) {
 // exit 0.
 func TestSignals(t *testing.T) {
 	coordBin, workBin := binaries(t)
-	coord := exec.Command(coordBin, "--n", "18", "--workers", "1", "--listen", "127.0.0.1:0",
-		"--progress", "log", "--progress-interval", "50ms")
-	var stdout bytes.Buffer
-	coord.Stdout = &stdout
-	cerr, err := coord.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &lineWatcher{}
-	listening := logs.on(`listening: addr=(\S+)`)
 	joined := logs.on(`worker joined: .*worker_name=remote`)
-	if err := coord.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer coord.Process.Kill()
-	go logs.run(cerr)
-	var addr string
-	select {
-	case m := <-listening:
-		addr = m[1]
-	case <-time.After(e2eTimeout):
-		t.Fatalf("coordinator did not listen:\n%s", logs)
-	}
+	coord, _, stdout, addr := startCoordinator(t, coordBin, logs, "--n", "18", "--workers", "1", "--listen", "127.0.0.1:0",
+		"--progress", "log", "--progress-interval", "50ms")
 	w := exec.Command(workBin, "--join", addr, "--slots", "1", "--name", "remote")
 	var wlog bytes.Buffer
 	w.Stderr = &wlog
@@ -281,7 +273,7 @@ func TestSignals(t *testing.T) {
 		t.Errorf("worker after SIGTERM: %v, want exit 0\n%s", err, wlog.String())
 	}
 	coord.Process.Signal(syscall.SIGINT)
-	err = waitProc(coord)
+	err := waitProc(coord)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Errorf("coordinator after SIGINT: %v, want exit status 1\n%s", err, logs)
