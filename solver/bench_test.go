@@ -122,3 +122,27 @@ func BenchmarkSolutions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListTask lists the representatives of whole boards on one
+// goroutine: against BenchmarkCount, what recording the board and yielding
+// each class costs.
+func BenchmarkListTask(b *testing.B) {
+	for _, k := range known {
+		if k.n < 14 || k.n > 16 {
+			continue
+		}
+		b.Run(fmt.Sprintf("N=%d", k.n), func(b *testing.B) {
+			var c Counts
+			for b.Loop() {
+				var err error
+				if c, err = ListTask(k.n, Task{}, func([]int) bool { return true }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if c.Total != k.total || c.Unique != k.unique {
+				b.Fatalf("ListTask(%d) = %d, %d; want %d, %d", k.n, c.Total, c.Unique, k.total, k.unique)
+			}
+			b.ReportMetric(float64(c.Unique)*float64(b.N)/b.Elapsed().Seconds(), "classes/s")
+		})
+	}
+}
