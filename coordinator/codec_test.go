@@ -2,138 +2,199 @@ package coordinator
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/nqueens/nqueens/solver"
 )
 
-// pack returns the solutions of the n-board below prefix, packed.
-func pack(n int, prefix []int, unique bool) (packed []byte, count uint32) {
-	seq := solver.Solutions(n, prefix)
-	if unique {
-		seq = solver.UniqueSolutions(n, prefix)
-	}
-	for cols := range seq {
-		for _, c := range cols {
-			packed = append(packed, byte(c))
+// pack returns the class representatives of KindCount task prefix of the
+// n-board, packed, as a worker streams them, and the task's counts.
+func pack(n int, prefix []int) (packed []byte, c solver.Counts) {
+	c, _ = solver.ListTask(n, solver.Task{Prefix: prefix}, func(cols []int) bool {
+		for _, col := range cols {
+			packed = append(packed, byte(col))
 		}
-		count++
-	}
-	return packed, count
+		return true
+	})
+	return packed, c
 }
 
 func TestBatchCheckerAcceptsSolver(t *testing.T) {
 	for _, tc := range []struct {
 		n      int
 		prefix []int
-		unique bool
-		want   uint32
+		want   solver.Counts
 	}{
-		{8, nil, false, 92},
-		{8, nil, true, 12},
-		{8, []int{0}, false, 4},
-		{10, []int{1, 3}, false, 0},
-		{1, nil, false, 1},
+		{8, nil, solver.Counts{Total: 92, Unique: 12}},
+		{10, nil, solver.Counts{Total: 724, Unique: 92}},
+		{12, []int{1}, solver.Counts{}},
+		{12, planTask(12, 4, 30), solver.Counts{}},
+		{12, planTask(12, 5, 100), solver.Counts{}},
+		{1, nil, solver.Counts{Total: 1, Unique: 1}},
 	} {
-		packed, count := pack(tc.n, tc.prefix, tc.unique)
-		if count != tc.want && tc.want != 0 {
-			t.Fatalf("solver gave %d solutions for n=%d prefix %v, want %d", count, tc.n, tc.prefix, tc.want)
+		packed, c := pack(tc.n, tc.prefix)
+		if tc.want.Total != 0 && (c.Total != tc.want.Total || c.Unique != tc.want.Unique) {
+			t.Fatalf("solver gave %d, %d for n=%d prefix %v, want %d, %d", c.Total, c.Unique, tc.n, tc.prefix, tc.want.Total, tc.want.Unique)
 		}
+		count := uint32(c.Unique)
 		if count == 0 {
-			continue
+			t.Fatalf("n=%d prefix %v: no representatives", tc.n, tc.prefix)
 		}
-		b := newBatchChecker(tc.n, tc.prefix, tc.unique)
+		b := newBatchChecker(tc.n, tc.prefix)
 		// Two batches: the first half, then the rest.
 		half := count / 2
+		seq := uint32(0)
 		if half > 0 {
 			if err := b.check(0, half, packed[:int(half)*tc.n], nil); err != nil {
 				t.Fatalf("n=%d prefix %v: first batch: %v", tc.n, tc.prefix, err)
 			}
-		}
-		seq := uint32(0)
-		if half > 0 {
 			seq = 1
 		}
 		if err := b.check(seq, count-half, packed[int(half)*tc.n:], nil); err != nil {
 			t.Fatalf("n=%d prefix %v: second batch: %v", tc.n, tc.prefix, err)
 		}
-		if b.count != uint64(count) {
-			t.Errorf("n=%d prefix %v: checker counted %d, want %d", tc.n, tc.prefix, b.count, count)
+		if b.streamed.Unique != c.Unique || b.streamed.Total != c.Total {
+			t.Errorf("n=%d prefix %v: checker counted %d, %d; want %d, %d", tc.n, tc.prefix, b.streamed.Unique, b.streamed.Total, c.Unique, c.Total)
 		}
 	}
 }
 
 func TestBatchCheckerRejects(t *testing.T) {
-	first := []byte{0, 4, 7, 5, 2, 6, 1, 3} // 1 5 8 6 3 7 2 4
-	second := []byte{0, 5, 7, 2, 6, 3, 1, 4}
+	reps, _ := pack(8, nil)
+	first, second := reps[:8], reps[8:16]
+	// An image of a representative is a solution, but not the one the
+	// search streams.
+	image := slices.Clone(first)
+	slices.Reverse(image)
 	for _, tc := range []struct {
 		name   string
 		prefix []int
-		unique bool
 		seq    uint32
 		count  uint32
 		packed []byte
 	}{
-		{"attack", nil, false, 0, 1, []byte{0, 1, 2, 3, 4, 5, 6, 7}},
-		{"column out of range", nil, false, 0, 1, []byte{0, 4, 7, 5, 2, 6, 1, 9}},
-		{"outside prefix", []int{1}, false, 0, 1, first},
-		{"not increasing", nil, false, 0, 2, append(append([]byte{}, second...), first...)},
-		{"repeated", nil, false, 0, 2, append(append([]byte{}, first...), first...)},
-		{"wrong seq", nil, false, 1, 1, first},
-		{"empty", nil, false, 0, 0, nil},
-		{"short", nil, false, 0, 2, first},
-		{"not canonical", nil, true, 0, 1, []byte{7, 3, 0, 2, 5, 1, 6, 4}},
+		{"attack", nil, 0, 1, []byte{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"column out of range", nil, 0, 1, []byte{0, 4, 7, 5, 2, 6, 1, 9}},
+		{"outside the task", []int{int(first[0]) + 1}, 0, 1, first},
+		{"not a representative", nil, 0, 1, image},
+		{"not increasing", nil, 0, 2, append(slices.Clone(second), first...)},
+		{"repeated", nil, 0, 2, append(slices.Clone(first), first...)},
+		{"wrong seq", nil, 1, 1, first},
+		{"empty", nil, 0, 0, nil},
+		{"short", nil, 0, 2, first},
 	} {
-		b := newBatchChecker(8, tc.prefix, tc.unique)
+		b := newBatchChecker(8, tc.prefix)
 		if err := b.check(tc.seq, tc.count, tc.packed, nil); !errors.Is(err, errBatch) {
 			t.Errorf("%s: check = %v, want an errBatch error", tc.name, err)
 		}
-		if b.count != 0 || b.seq != 0 {
-			t.Errorf("%s: a rejected batch moved the checker to seq %d count %d", tc.name, b.seq, b.count)
+		if b.seq != 0 {
+			t.Errorf("%s: a rejected batch moved the checker to seq %d", tc.name, b.seq)
 		}
 	}
 }
 
+// TestAppendClass checks the publisher's images against the solver: the
+// classes of every representative of N=10 are its 724 solutions, each
+// once, and with unique the canonical ones.
+func TestAppendClass(t *testing.T) {
+	for _, n := range []int{1, 4, 5, 6, 8, 10} {
+		reps, c := pack(n, nil)
+		var all, canon []byte
+		for i := 0; i < len(reps); i += n {
+			all = appendClass(all, reps[i:i+n], false)
+			canon = appendClass(canon, reps[i:i+n], true)
+		}
+		want := map[string]bool{}
+		for cols := range solver.Solutions(n, nil) {
+			want[string(packCols(cols))] = true
+		}
+		got := map[string]bool{}
+		for i := 0; i < len(all); i += n {
+			got[string(all[i:i+n])] = true
+		}
+		if uint64(len(all)/max(n, 1)) != c.Total || len(got) != len(want) {
+			t.Errorf("n=%d: appendClass made %d solutions, %d distinct; want %d", n, len(all)/n, len(got), len(want))
+		}
+		for s := range got {
+			if !want[s] {
+				t.Errorf("n=%d: appendClass made %v, not a solution", n, []byte(s))
+			}
+		}
+		wantCanon := map[string]bool{}
+		for cols := range solver.UniqueSolutions(n, nil) {
+			wantCanon[string(packCols(cols))] = true
+		}
+		for i := 0; i < len(canon); i += n {
+			if !wantCanon[string(canon[i:i+n])] {
+				t.Errorf("n=%d: appendClass unique made %v, not canonical", n, canon[i:i+n])
+			}
+		}
+		if uint64(len(canon)/n) != c.Unique || len(wantCanon) != len(canon)/n {
+			t.Errorf("n=%d: unique made %d, want %d", n, len(canon)/n, len(wantCanon))
+		}
+	}
+}
+
+// planTask returns the prefix of the first task from i on, of the n-board's
+// plan of depth d, that has solutions.
+func planTask(n, d, i int) []int {
+	p, err := solver.NewPlan(n, d, solver.KindCount)
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range p.Tasks[i:] {
+		if _, c := pack(n, t.Prefix); c.Unique > 0 {
+			return t.Prefix
+		}
+	}
+	panic("no task with solutions")
+}
+
+func packCols(cols []int) []byte {
+	b := make([]byte, len(cols))
+	for i, c := range cols {
+		b[i] = byte(c)
+	}
+	return b
+}
+
 // FuzzBatchChecker feeds garbage to the batch decoder: it must never panic,
-// and every solution it accepts must pass solver.Verify, extend the prefix
-// and come strictly after the previous one.
+// and every solution it accepts must pass solver.Verify and
+// solver.ListChecker, and the counts must add up.
 func FuzzBatchChecker(f *testing.F) {
-	packed, count := pack(6, nil, false)
-	f.Add(uint8(6), []byte{}, uint32(0), count, packed)
-	packed, count = pack(8, []int{0}, false)
-	f.Add(uint8(8), []byte{0}, uint32(0), count, packed)
+	packed, c := pack(6, nil)
+	f.Add(uint8(6), []byte{}, uint32(0), uint32(c.Unique), packed)
+	packed, c = pack(8, []int{1})
+	f.Add(uint8(8), []byte{1}, uint32(0), uint32(c.Unique), packed)
 	f.Add(uint8(8), []byte{1, 3}, uint32(0), uint32(1), []byte{1, 3, 0, 0, 0, 0, 0, 0})
 	f.Add(uint8(40), []byte{}, uint32(0), uint32(1), make([]byte, 40))
 	f.Fuzz(func(t *testing.T, n8 uint8, prefixBytes []byte, seq, count uint32, packed []byte) {
 		n := int(n8%solver.MaxN) + 1
 		prefix := make([]int, 0, len(prefixBytes))
 		for _, c := range prefixBytes {
-			if len(prefix) == n {
+			if len(prefix) == solver.MaxDepth(n, solver.KindCount) {
 				break
 			}
 			prefix = append(prefix, int(c)%n)
 		}
-		b := newBatchChecker(n, prefix, false)
-		var prev []byte
+		b := newBatchChecker(n, prefix)
+		check := solver.NewListChecker(n, prefix)
 		cols := make([]int, n)
+		var total uint64
 		err := b.check(seq, count, packed, func(sol []byte) error {
 			unpack(cols, sol)
 			if err := solver.Verify(n, cols); err != nil {
 				t.Fatalf("accepted an invalid solution %v: %v", sol, err)
 			}
-			for r, c := range prefix {
-				if cols[r] != c {
-					t.Fatalf("accepted %v outside prefix %v", sol, prefix)
-				}
+			if err := check.Check(cols); err != nil {
+				t.Fatalf("accepted %v, which ListChecker refuses: %v", sol, err)
 			}
-			if prev != nil && string(sol) <= string(prev) {
-				t.Fatalf("accepted %v after %v", sol, prev)
-			}
-			prev = append(prev[:0], sol...)
+			total += uint64(solver.ClassSize(cols))
 			return nil
 		})
-		if err == nil && b.count != uint64(count) {
-			t.Fatalf("accepted %d solutions, count says %d", b.count, count)
+		if err == nil && (b.streamed.Unique != uint64(count) || b.streamed.Total != total) {
+			t.Fatalf("accepted %d classes of %d, count says %d, classes hold %d", b.streamed.Unique, b.streamed.Total, count, total)
 		}
 	})
 }

@@ -26,13 +26,16 @@
 // are recomputed from the committed results with overflow-checked
 // addition.
 //
-// Listing solutions. With --solutions or pictures the tasks stream their
-// solutions in batches; each batch is validated (codec.go: valid
-// placements inside the task's prefix, strictly increasing) and spilled to
-// a temporary file per attempt. Only the committed attempt's file is kept,
-// and the publisher (publish.go) writes files to the Sink in task order as
-// they become contiguous, so the output is the sequential backtracker's
-// order whatever the number of workers, and memory stays bounded.
+// Listing solutions. A listing runs the counting plan: with --solutions
+// or pictures each task streams the representative of every symmetry
+// class it covers (solver.ListTask), about an eighth of its solutions. Each
+// batch is validated (codec.go: valid placements, representatives inside
+// the task, in order) and spilled to a temporary file per attempt. Only the
+// committed attempt's file is kept; the publisher (publish.go) turns each
+// representative into the solutions of its class and hands them to a
+// bucket sort on disk (buckets.go), and once every task is in, writes them
+// to the Sink in lexicographic order: the sequential backtracker's order
+// whatever the number of workers, with memory bounded.
 //
 // Trust (issue 6): Config.ServerOptions and Config.WorkerDialOptions take
 // interceptors and TLS credentials (package auth, wired by the coordinator

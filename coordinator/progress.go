@@ -44,6 +44,17 @@ func (j *job) showProgress(stop <-chan struct{}) {
 			return
 		case <-t.C:
 			p := j.sched.progress()
+			if j.pub != nil {
+				// A listing is written once every task is in.
+				if writing, written, total := j.pub.progress(); writing {
+					if mode == ProgressBar {
+						fmt.Fprintf(j.cfg.Stderr, "\r\033[K%s", writeBar(written, total))
+						continue
+					}
+					j.log.Info("writing solutions", "written", written, "of", total)
+					continue
+				}
+			}
 			elapsed := time.Since(j.start)
 			rate := float64(p.Solutions) / elapsed.Seconds()
 			eta := "?"
@@ -73,4 +84,14 @@ func bar(p progress, rate float64, eta string) string {
 	return fmt.Sprintf("[%s%s] %d/%d tasks  %d solutions  %s/s  ETA %s  %d workers",
 		strings.Repeat("#", filled), strings.Repeat(".", barWidth-filled),
 		p.Done, p.Total, p.Solutions, humanRate(rate), eta, p.Workers)
+}
+
+// writeBar renders the progress bar of the listing's last phase.
+func writeBar(written, total uint64) string {
+	filled := 0
+	if total > 0 {
+		filled = int(uint64(barWidth) * min(written, total) / total)
+	}
+	return fmt.Sprintf("[%s%s] writing %d/%d solutions",
+		strings.Repeat("#", filled), strings.Repeat(".", barWidth-filled), written, total)
 }

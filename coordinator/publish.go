@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -21,30 +22,40 @@ type Sink interface {
 	Close(total uint64) error
 }
 
-// publisher writes committed tasks' spilled solutions to the sink in task
-// index order, as soon as they become contiguous. Memory stays bounded: a
-// committed task waiting for an earlier one is a file name, not its
-// solutions.
+// publisher makes the listing from the committed tasks' spill files of
+// class representatives: it turns each representative into the solutions
+// of its class (or, for --unique, the canonical one), collects them in a
+// bucketSort as tasks commit, and once every task is in, writes them to the
+// sink in lexicographic order. Memory stays bounded: the bucketSort keeps
+// its solutions on disk.
 type publisher struct {
 	n, tasks int
+	unique   bool // list the canonical solution of each class only
 	sink     Sink
-	mirror   []int // the scheduler's mirror pairs (nil: none)
+	sorted   *bucketSort
 
 	mu sync.Mutex
-	// mu guards files and written.
-	files   map[int]string // committed but unpublished tasks: index -> spill file ("" = no solutions)
+	// mu guards queue, taken, writing, written and total.
+	queue   []string // committed tasks' spill files not yet sorted in ("" = no solutions)
+	taken   int      // tasks taken from queue
+	writing bool     // every task is in; the sink is being written
 	written uint64
+	total   uint64 // solutions to write, once writing
 	notify  chan struct{}
 }
 
-func newPublisher(n, tasks int, sink Sink) *publisher {
-	return &publisher{n: n, tasks: tasks, sink: sink, files: make(map[int]string), notify: make(chan struct{}, 1)}
+func newPublisher(dir string, n, tasks int, unique bool, sink Sink) (*publisher, error) {
+	sorted, err := newBucketSort(dir, n)
+	if err != nil {
+		return nil, err
+	}
+	return &publisher{n: n, tasks: tasks, unique: unique, sink: sink, sorted: sorted, notify: make(chan struct{}, 1)}, nil
 }
 
 // add is the scheduler's published hook: it must not block.
 func (p *publisher) add(index int, path string) {
 	p.mu.Lock()
-	p.files[index] = path
+	p.queue = append(p.queue, path)
 	p.mu.Unlock()
 	select {
 	case p.notify <- struct{}{}:
@@ -52,60 +63,71 @@ func (p *publisher) add(index int, path string) {
 	}
 }
 
-// run publishes until every task is written or ctx ends.
+// progress reports whether the sink is being written, and how many of how
+// many solutions are written.
+func (p *publisher) progress() (writing bool, written, total uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.writing, p.written, p.total
+}
+
+// run sorts in every task's solutions as it commits, then writes the
+// listing, until done or ctx ends.
 func (p *publisher) run(ctx context.Context) error {
-	cols := make([]int, p.n)
-	for next := 0; next < p.tasks; {
+	for {
 		p.mu.Lock()
-		path, ok := p.files[next]
-		delete(p.files, next)
+		queue := p.queue
+		p.queue = nil
+		p.taken += len(queue)
+		all := p.taken == p.tasks
 		p.mu.Unlock()
-		if !ok {
-			select {
-			case <-p.notify:
-				continue
-			case <-ctx.Done():
-				return ctx.Err()
+		for i, path := range queue {
+			if err := p.sortIn(path); err != nil {
+				for _, rest := range queue[i:] {
+					removeSpill(rest)
+				}
+				return err
 			}
 		}
-		var err error
-		switch m := p.mirrorOf(next); {
-		case m < 0:
-			err = p.copy(path, cols, true)
-		case m > next: // its mirror image is published from the same file later
-			err = p.copy(path, cols, false)
-		default:
-			err = p.copyMirrored(path, cols)
+		if all {
+			break
 		}
-		if err != nil {
-			return fmt.Errorf("publish task %d: %w", next, err)
+		select {
+		case <-p.notify:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		next++
 	}
-	return nil
+	p.mu.Lock()
+	p.writing, p.total = true, p.sorted.count()
+	p.mu.Unlock()
+	return p.sorted.writeSorted(func(sols []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return p.write(sols)
+	}, func(written uint64) {
+		p.mu.Lock()
+		p.written = written
+		p.mu.Unlock()
+	})
 }
 
-func (p *publisher) mirrorOf(i int) int {
-	if p.mirror == nil {
-		return -1
-	}
-	return p.mirror[i]
-}
-
-// copy streams one spill file to the sink, and removes it when remove.
-func (p *publisher) copy(path string, cols []int, remove bool) error {
+// sortIn adds the classes of the representatives in one spill file to the
+// bucket sort, and removes the file.
+func (p *publisher) sortIn(path string) error {
 	if path == "" {
 		return nil
 	}
+	defer removeSpill(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	if remove {
-		defer os.Remove(path)
-	}
 	defer f.Close()
-	block := make([]byte, publishBlock/p.n*p.n)
+	n := p.n
+	block := make([]byte, publishBlock/n*n)
+	sols := make([]byte, 0, 8*len(block))
 	for {
 		got, err := io.ReadFull(f, block)
 		if err == io.EOF {
@@ -114,81 +136,89 @@ func (p *publisher) copy(path string, cols []int, remove bool) error {
 		if err != nil && err != io.ErrUnexpectedEOF {
 			return err
 		}
-		if got%p.n != 0 {
+		if got%n != 0 {
 			return fmt.Errorf("spill file %s ends inside a solution", path)
 		}
-		if err := p.write(block[:got], cols); err != nil {
+		sols = sols[:0]
+		for i := 0; i < got; i += n {
+			sols = appendClass(sols, block[i:i+n], p.unique)
+		}
+		if err := p.sorted.add(sols); err != nil {
 			return err
 		}
-		p.mu.Lock()
-		p.written += uint64(got / p.n)
-		p.mu.Unlock()
 	}
 }
 
-// cleanup removes spill files that were never published (a failed run).
+func removeSpill(path string) {
+	if path != "" {
+		os.Remove(path)
+	}
+}
+
+// cleanup removes the spill files and the bucket sort's file (a run that
+// ended, well or not).
 func (p *publisher) cleanup() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for i, path := range p.files {
-		if path != "" {
-			os.Remove(path)
-		}
-		delete(p.files, i)
+	for _, path := range p.queue {
+		removeSpill(path)
 	}
+	p.queue = nil
+	p.sorted.close()
 }
 
-// copyMirrored streams the mirror images of the solutions in a spill file
-// (column c -> n-1-c), last first, to the sink, and removes the file. The
-// spill file holds the mirror task's solutions in increasing order, so their
-// images come out in increasing order too: reflecting the columns reverses
-// the lexicographic order. Records are n bytes, so the file is read
-// backwards in blocks of whole records.
-func (p *publisher) copyMirrored(path string, cols []int) error {
-	if path == "" {
-		return nil
+// appendClass appends to dst the solutions of the symmetry class of the
+// packed solution sol, each once (see solver.ClassSize), or with unique
+// only the smallest of them (solver.Canonical), and returns dst.
+//
+// Image g is sol under symmetry g of the solver's numbering (1..3 turns by
+// 90, 180 and 270 degrees, 4 and 5 column and row mirrors, 6 and 7 the
+// transposes); the turns and transposes read the inverse permutation.
+func appendClass(dst, sol []byte, unique bool) []byte {
+	n := len(sol)
+	if n <= 1 {
+		return append(dst, sol...)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(path)
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	n := p.n
-	size := st.Size()
-	if size%int64(n) != 0 {
-		return fmt.Errorf("spill file %s: %d bytes is not a multiple of n=%d", path, size, n)
-	}
-	block := make([]byte, publishBlock/n*n)
-	out := make([]byte, len(block))
 	m := byte(n - 1)
-	for end := size; end > 0; {
-		start := max(end-int64(len(block)), 0)
-		buf := block[:end-start]
-		if _, err := f.ReadAt(buf, start); err != nil {
-			return err
-		}
-		// Reverse the records and reflect their columns.
-		o := out[:len(buf)]
-		for i, j := len(buf)-n, 0; i >= 0; i, j = i-n, j+n {
-			src, dst := buf[i:i+n], o[j:j+n]
-			for r, c := range src {
-				dst[r] = m - c
+	var inv [solver.MaxN]byte
+	for r, c := range sol {
+		inv[c&31] = byte(r)
+	}
+	var img [8][solver.MaxN]byte
+	for x := range n {
+		y := int(m) - x
+		img[0][x] = sol[x]
+		img[1][x] = m - inv[x]
+		img[2][x] = m - sol[y]
+		img[3][x] = inv[y]
+		img[4][x] = m - sol[x]
+		img[5][x] = sol[y]
+		img[6][x] = inv[x]
+		img[7][x] = m - inv[y]
+	}
+	// The distinct images: a class of 2 (a quarter turn fixes sol) is its
+	// turns' and its mirrors', a class of 4 (a half turn fixes it) has one
+	// image of each pair g, g+half turn.
+	gs := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	switch {
+	case img[1] == img[0]:
+		gs = []int{0, 4}
+	case img[2] == img[0]:
+		gs = []int{0, 1, 4, 6}
+	}
+	if unique {
+		best := gs[0]
+		for _, g := range gs[1:] {
+			if bytes.Compare(img[g][:n], img[best][:n]) < 0 {
+				best = g
 			}
 		}
-		if err := p.write(o, cols); err != nil {
-			return err
-		}
-		p.mu.Lock()
-		p.written += uint64(len(buf) / n)
-		p.mu.Unlock()
-		end = start
+		return append(dst, img[best][:n]...)
 	}
-	return nil
+	for _, g := range gs {
+		dst = append(dst, img[g][:n]...)
+	}
+	return dst
 }
 
 // packedSink is a Sink that also takes many packed solutions at once
@@ -198,10 +228,11 @@ type packedSink interface {
 }
 
 // write hands whole packed solutions to the sink, in order.
-func (p *publisher) write(sols []byte, cols []int) error {
+func (p *publisher) write(sols []byte) error {
 	if ps, ok := p.sink.(packedSink); ok {
 		return ps.WritePacked(sols)
 	}
+	cols := make([]int, p.n)
 	for i := 0; i < len(sols); i += p.n {
 		unpack(cols, sols[i:i+p.n])
 		if err := p.sink.Write(cols); err != nil {
@@ -209,77 +240,4 @@ func (p *publisher) write(sols []byte, cols []int) error {
 		}
 	}
 	return nil
-}
-
-// mirrorPairs pairs each task of an enumeration plan with the task whose
-// prefix is its mirror image (column c -> n-1-c): mirror[i] = j for both
-// members of a pair, -1 for a task that is its own image (n=1). Counting
-// plans are symmetry-reduced already: nil.
-//
-// The solutions of the larger task of a pair are exactly the mirror images
-// of the smaller one's, so the scheduler leases only the smaller and
-// commits both with its result: the larger one's total is the same, its
-// fundamental count 0 (each of its solutions has a smaller image, the
-// smaller task's), and for a --unique plan it lists nothing. The publisher
-// lists the larger one from the smaller one's spill file read backwards.
-// Listing N=16 thus searches half the board.
-func mirrorPairs(plan solver.Plan) []int {
-	if plan.Kind != solver.KindAll && plan.Kind != solver.KindUnique {
-		return nil
-	}
-	index := make(map[string]int, len(plan.Tasks))
-	key := make([]byte, 0, solver.MaxN)
-	for i, t := range plan.Tasks {
-		key = key[:0]
-		for _, c := range t.Prefix {
-			key = append(key, byte(c))
-		}
-		index[string(key)] = i
-	}
-	mirror := make([]int, len(plan.Tasks))
-	for i, t := range plan.Tasks {
-		key = key[:0]
-		for _, c := range t.Prefix {
-			key = append(key, byte(plan.N-1-c))
-		}
-		j, ok := index[string(key)]
-		if !ok || j == i {
-			j = -1
-		}
-		mirror[i] = j
-	}
-	return mirror
-}
-
-// isMirrorLocked reports whether task i is the larger of a mirror pair: it
-// is never leased. Called under s.mu.
-func (s *scheduler) isMirrorLocked(i int) bool {
-	return s.mirror != nil && s.mirror[i] >= 0 && s.mirror[i] < i
-}
-
-// commitMirrorLocked commits the mirror image of task i, just committed
-// with counts c and spill file path, when i is the smaller of a pair (see
-// mirrorPairs). Called under s.mu.
-func (s *scheduler) commitMirrorLocked(i int, c solver.Counts, path string) {
-	if s.mirror == nil || s.mirror[i] <= i {
-		return
-	}
-	j := s.mirror[i]
-	t := &s.tasks[j]
-	if t.committed {
-		return
-	}
-	mc := solver.Counts{Nodes: c.Nodes} // the same search, mirrored
-	if s.plan.Kind == solver.KindAll {
-		mc.Total = c.Total
-	}
-	t.committed, t.counts = true, mc
-	s.committed++
-	s.solutions += mc.Total
-	if s.want && s.published != nil {
-		if s.plan.Kind == solver.KindUnique {
-			path = ""
-		}
-		s.published(j, path)
-	}
 }

@@ -142,10 +142,13 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 		}
 		defer os.RemoveAll(dir)
 		spillDir = dir
-		j.pub = newPublisher(j.plan.N, len(j.plan.Tasks), j.sink)
-		if j.plan.Kind == solver.KindAll { // mirror images listed from spill files (publish.go)
-			j.pub.mirror = j.sched.mirror
+		pub, err := newPublisher(dir, j.plan.N, len(j.plan.Tasks), j.plan.Kind == solver.KindUnique, j.sink)
+		if err != nil {
+			lis.Close()
+			j.sink.Close(0)
+			return Summary{}, fmt.Errorf("spill folder: %w", err)
 		}
+		j.pub = pub
 		j.sched.published = j.pub.add
 	}
 	for i, c := range cfg.Restored {

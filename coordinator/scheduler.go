@@ -91,11 +91,6 @@ type scheduler struct {
 	rng         *rand.Rand     // samples the verified tasks; used under mu
 	truths      sync.WaitGroup // the coordinator's own recomputations in flight
 
-	// mirror pairs each enumeration task with its mirror image (publish.go,
-	// mirrorPairs); the larger of a pair is never leased but committed with
-	// the smaller. nil for counting plans. Read-only after newScheduler.
-	mirror []int
-
 	mu sync.Mutex
 	// mu guards every field below.
 	tasks         []taskState
@@ -132,7 +127,6 @@ func newScheduler(plan solver.Plan, leaseLen time.Duration, maxAttempts int, wan
 		sessions:    make(map[string]*session),
 		leases:      make(map[uint64]*lease),
 		done:        make(chan struct{}),
-		mirror:      mirrorPairs(plan),
 	}
 }
 
@@ -148,7 +142,6 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 		t.committed, t.counts = true, c
 		s.committed++
 		s.solutions += c.Total
-		s.commitMirrorLocked(index, c, "")
 	}
 	s.finishIfDoneLocked()
 	return nil
@@ -273,7 +266,7 @@ func (s *scheduler) popLocked() (int, bool) {
 	for s.next < len(s.tasks) {
 		i := s.next
 		s.next++
-		if t := &s.tasks[i]; !t.committed && t.lease == nil && !s.isMirrorLocked(i) {
+		if t := &s.tasks[i]; !t.committed && t.lease == nil {
 			return i, true
 		}
 	}
@@ -299,7 +292,7 @@ func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	sess.out.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Assign{Assign: &nqueenspb.Assign{
 		TaskId:        s.taskID(idx),
 		N:             uint32(s.plan.N),
-		Kind:          kindToProto(s.plan.Kind),
+		Kind:          nqueenspb.TaskKind_TASK_KIND_COUNT, // listings too: see solver.ListTask
 		Prefix:        prefix,
 		WantSolutions: s.want,
 		Deadline:      timestamppb.New(l.deadline),
@@ -450,10 +443,11 @@ type outcome struct {
 	counts solver.Counts // its counts (COMMITTED only)
 }
 
-// result judges a Result. streamed is the number of solutions the
-// attempt's batches delivered (want only) and path the file they were
-// spilled to; the scheduler takes ownership of path only when it commits.
-func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, path string) outcome {
+// result judges a Result. streamed is what the attempt's batches delivered
+// (want only): Unique counts the class representatives, Total the
+// solutions of their classes; path is the file they were spilled to. The
+// scheduler takes ownership of path only when it commits.
+func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed solver.Counts, path string) outcome {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := r.GetTaskId()
@@ -529,7 +523,6 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed uint64, 
 	if s.want && s.published != nil {
 		s.published(idx, path)
 	}
-	s.commitMirrorLocked(idx, got, path)
 	s.sampleLocked(idx)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
@@ -552,22 +545,19 @@ func (s *scheduler) makeDurable(o outcome) bool {
 
 // implausible says why a result cannot be right without recomputing it, or
 // "" when it may be.
-func (s *scheduler) implausible(c solver.Counts, streamed uint64, path string) string {
+func (s *scheduler) implausible(c solver.Counts, streamed solver.Counts, path string) string {
 	if c.Unique > c.Total {
 		return fmt.Sprintf("unique %d exceeds total %d", c.Unique, c.Total)
 	}
 	if !s.want {
 		return ""
 	}
-	listed := c.Total
-	if s.plan.Kind == solver.KindUnique {
-		listed = c.Unique
-	}
-	if path == "" && listed > 0 {
+	if path == "" && c.Unique > 0 {
 		return "solutions were not streamed"
 	}
-	if listed != streamed {
-		return fmt.Sprintf("result says %d solutions, %d were streamed", listed, streamed)
+	if c.Unique != streamed.Unique || c.Total != streamed.Total {
+		return fmt.Sprintf("result says %d classes of %d solutions, %d classes of %d were streamed",
+			c.Unique, c.Total, streamed.Unique, streamed.Total)
 	}
 	return ""
 }
@@ -662,18 +652,6 @@ func drainMsg(reason string) *nqueenspb.WorkResponse {
 
 func cancelMsg(id *nqueenspb.TaskId, leaseID uint64, reason string) *nqueenspb.WorkResponse {
 	return &nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Cancel{Cancel: &nqueenspb.Cancel{TaskId: id, LeaseId: leaseID, Reason: reason}}}
-}
-
-func kindToProto(k solver.Kind) nqueenspb.TaskKind {
-	switch k {
-	case solver.KindCount:
-		return nqueenspb.TaskKind_TASK_KIND_COUNT
-	case solver.KindAll:
-		return nqueenspb.TaskKind_TASK_KIND_ALL
-	case solver.KindUnique:
-		return nqueenspb.TaskKind_TASK_KIND_UNIQUE
-	}
-	return nqueenspb.TaskKind_TASK_KIND_UNSPECIFIED
 }
 
 // indexHeap is a min-heap of task indexes.

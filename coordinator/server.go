@@ -115,7 +115,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		Job: &nqueenspb.Job{
 			N:               uint32(p.N),
 			Depth:           uint32(p.Depth),
-			Kind:            kindToProto(p.Kind),
+			Kind:            nqueenspb.TaskKind_TASK_KIND_COUNT,
 			PlanFingerprint: v.sched.fingerprint,
 			Tasks:           uint32(len(p.Tasks)),
 		},
@@ -291,7 +291,7 @@ func (v *service) batch(sess *session, attempts map[uint64]*attempt, b *nqueensp
 	}
 	a := attempts[l.id]
 	if a == nil {
-		a = &attempt{check: newBatchChecker(v.sched.plan.N, v.sched.plan.Tasks[l.task].Prefix, v.sched.plan.Kind == solver.KindUnique)}
+		a = &attempt{check: newBatchChecker(v.sched.plan.N, v.sched.plan.Tasks[l.task].Prefix)}
 		attempts[l.id] = a
 	}
 	if a.failed {
@@ -323,7 +323,7 @@ func (v *service) batch(sess *session, attempts map[uint64]*attempt, b *nqueensp
 
 // result hands a Result to the scheduler and acknowledges it.
 func (v *service) result(sess *session, attempts map[uint64]*attempt, r *nqueenspb.Result) {
-	var streamed uint64
+	var streamed solver.Counts
 	path := ""
 	if a := attempts[r.GetLeaseId()]; a != nil {
 		delete(attempts, r.GetLeaseId())
@@ -336,7 +336,7 @@ func (v *service) result(sess *session, attempts map[uint64]*attempt, r *nqueens
 				v.sched.fail(fmt.Errorf("spill solutions: %w", err))
 			}
 			a.f = nil
-			streamed = a.check.count
+			streamed = a.check.streamed
 		}
 		a.discard()
 	}

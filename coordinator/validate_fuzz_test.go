@@ -106,7 +106,7 @@ func FuzzValidateRequest(f *testing.F) {
 				t.Fatalf("accepted batch %v for n=%d want=%v", b, n, want)
 			}
 			if n <= solver.MaxN {
-				newBatchChecker(n, nil, false).check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil)
+				newBatchChecker(n, nil).check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil)
 			}
 		case *nqueenspb.WorkRequest_Result:
 			if x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > maxFailureBytes {

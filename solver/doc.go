@@ -2,8 +2,7 @@
 //
 // It is pure Go with the standard library only: no goroutines, no I/O. The
 // coordinator plans a search with NewPlan, hands the tasks to workers, and a
-// worker runs one task with CountTask (counting) or Solutions /
-// UniqueSolutions (listing):
+// worker runs one task with CountTask (counting) or ListTask (listing):
 //
 //	plan, err := solver.NewPlan(12, solver.AutoDepth(12, 8, solver.KindCount), solver.KindCount)
 //	if err != nil { ... }
@@ -15,14 +14,18 @@
 //	}
 //	// sum.Total == 14200, sum.Unique == 1787
 //
-// Enumeration plans (KindAll, KindUnique) are plain row prefixes in
-// lexicographic order, so concatenating the tasks' Solutions in task order
-// gives exactly the order of the sequential row-by-row backtracker. Counting
-// plans (KindCount) use all 8 symmetries of the board: a task fixes the
-// queens of row 0 and of the first and last columns (a canonical border
-// placement, as in the Q27 and NQueensFAF projects), so its prefix means
-// something else (see CountTask) and only CountTask interprets it. Total
-// and fundamental counts come out of the same search.
+// Plans use all 8 symmetries of the board: a task fixes the queens of row
+// 0 and of the first and last columns (a canonical border placement, as in
+// the Q27 and NQueensFAF projects), so its prefix is not a row prefix (see
+// CountTask). Total and fundamental counts come out of the same search.
+// ListTask runs the same search and yields one representative per
+// symmetry class; the caller makes the class's solutions from it and sorts
+// them (the coordinator does, with a bucket sort), so listing a board costs
+// little more than counting it.
+//
+// Solutions and UniqueSolutions list the solutions that extend a row
+// prefix, in lexicographic order, with a plain backtracker: the order of
+// the classic sequential programs, for small boards and tests.
 //
 // Single solutions for large boards come from Constructive (any n >= 4, in
 // linear time) or LasVegas (random first rows, backtracking for the rest).

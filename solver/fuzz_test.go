@@ -105,9 +105,9 @@ func naiveCountTask(n int, prefix []int) Counts {
 	return got
 }
 
-// FuzzSubtree checks a random task of a random plan against the naive
-// solver: its solutions for enumeration plans, its weighted counts for
-// counting plans.
+// FuzzSubtree checks a random task of a random counting plan (its
+// weighted counts), or a random row prefix (its Solutions), against the
+// naive solver.
 func FuzzSubtree(f *testing.F) {
 	f.Add(uint8(8), uint8(2), uint16(5), false)
 	f.Add(uint8(8), uint8(4), uint16(17), true)
@@ -115,20 +115,16 @@ func FuzzSubtree(f *testing.F) {
 	f.Add(uint8(1), uint8(0), uint16(0), true)
 	f.Fuzz(func(t *testing.T, nb, depthSel uint8, pick uint16, counting bool) {
 		n := 1 + int(nb)%10
-		kind := KindAll
 		if counting {
-			kind = KindCount
-		}
-		depth := int(depthSel) % (MaxDepth(n, kind) + 1)
-		plan, err := NewPlan(n, depth, kind)
-		if err != nil {
-			t.Fatalf("NewPlan(%d, %d, %v): %v", n, depth, kind, err)
-		}
-		if len(plan.Tasks) == 0 {
-			return
-		}
-		task := plan.Tasks[int(pick)%len(plan.Tasks)]
-		if counting {
+			depth := int(depthSel) % (MaxDepth(n, KindCount) + 1)
+			plan, err := NewPlan(n, depth, KindCount)
+			if err != nil {
+				t.Fatalf("NewPlan(%d, %d, count): %v", n, depth, err)
+			}
+			if len(plan.Tasks) == 0 {
+				return
+			}
+			task := plan.Tasks[int(pick)%len(plan.Tasks)]
 			got, err := CountTask(n, task)
 			if err != nil {
 				t.Fatalf("CountTask(%d, %v): %v", n, task.Prefix, err)
@@ -139,8 +135,21 @@ func FuzzSubtree(f *testing.F) {
 			}
 			return
 		}
+		// A row prefix of some solution, or a dead end of the naive search.
+		sols := naiveSolutions(n)
+		if len(sols) == 0 {
+			return
+		}
+		task := Task{Prefix: sols[int(pick)%len(sols)][:int(depthSel)%(n+1)]}
+		if depthSel%7 == 0 && len(task.Prefix) > 0 {
+			task.Prefix = slices.Clone(task.Prefix)
+			task.Prefix[len(task.Prefix)-1] = (task.Prefix[len(task.Prefix)-1] + 1) % n
+			if CheckPrefix(n, task.Prefix) != nil {
+				return
+			}
+		}
 		var want [][]int
-		for _, p := range naiveSolutions(n) {
+		for _, p := range sols {
 			if slices.Equal(p[:len(task.Prefix)], task.Prefix) {
 				want = append(want, p)
 			}

@@ -3,6 +3,7 @@ package solver
 import (
 	"cmp"
 	"fmt"
+	"slices"
 )
 
 // Listing every solution of a board costs little more than counting it
@@ -266,14 +267,16 @@ func ClassSize(cols []int) int {
 // one before in ListOrder. It checks neither that the stream is complete
 // (the counts do that) nor that each is a solution (see Verify).
 type ListChecker struct {
-	n      int
-	prefix []int
-	last   []int // the previous solution; nil before the first
+	n       int
+	prefix  []int
+	last    []int // the previous solution; nil before the first
+	lastTri [3]int
 
 	// The frames of the triple (a, c, d) last seen.
 	tri   [3]int
 	valid bool
 	rows  [MaxN]int // its free rows, top down
+	free  int       // how many
 	stab  [MaxN]uint8
 }
 
@@ -303,6 +306,9 @@ func (k *ListChecker) Check(cols []int) error {
 		return fmt.Errorf("border placement %v is not valid", tri)
 	}
 	for i, x := range k.prefix[min(len(k.prefix), frameDepth):] {
+		if i >= k.free {
+			return fmt.Errorf("task %v fixes more rows than are free", k.prefix)
+		}
 		if r := k.rows[i]; cols[r] != x {
 			return fmt.Errorf("row %d: column %d is outside the task %v", r, cols[r], k.prefix)
 		}
@@ -313,13 +319,14 @@ func (k *ListChecker) Check(cols []int) error {
 	case s != 1 && !minimalUnder(s, cols):
 		return fmt.Errorf("not the representative of its class")
 	}
-	if k.last != nil && ListOrder(k.last, cols) >= 0 {
+	if k.last != nil && (tri == k.lastTri && slices.Compare(k.last, cols) >= 0 || cmpTriple(tri, k.lastTri) < 0) {
 		return fmt.Errorf("not after the previous solution")
 	}
 	if k.last == nil {
 		k.last = make([]int, n)
 	}
 	copy(k.last, cols)
+	k.lastTri = tri
 	return nil
 }
 
@@ -331,7 +338,7 @@ func (k *ListChecker) setTriple(tri [3]int) {
 	}
 	var bd board
 	bd.init(k.n, frame{queens: q, nq: nq})
-	k.rows = bd.rows
+	k.rows, k.free = bd.rows, bd.k
 	k.stab, _ = tripleFrames(k.n, tri[0], tri[1], tri[2])
 	k.valid = true
 }
@@ -340,12 +347,13 @@ func (k *ListChecker) setTriple(tri [3]int) {
 // yields them: by the triple (a, c, d) of their border placements (see
 // CountTask), then as column lists. It returns -1, 0 or +1.
 func ListOrder(x, y []int) int {
-	tx, ty := triple(x), triple(y)
-	for i := range tx {
-		if tx[i] != ty[i] {
-			return cmp.Compare(tx[i], ty[i])
-		}
+	if c := cmpTriple(triple(x), triple(y)); c != 0 {
+		return c
 	}
+	return slices.Compare(x, y)
+}
+
+func cmpTriple(x, y [3]int) int {
 	for i := range x {
 		if x[i] != y[i] {
 			return cmp.Compare(x[i], y[i])

@@ -47,6 +47,7 @@ func TestListTaskCoversEverySolutionOnce(t *testing.T) {
 			for _, task := range p.Tasks {
 				check := NewListChecker(k.n, task.Prefix)
 				var reps int
+				var prev []int
 				c, err := ListTask(k.n, task, func(cols []int) bool {
 					reps++
 					if err := Verify(k.n, cols); err != nil {
@@ -55,6 +56,10 @@ func TestListTaskCoversEverySolutionOnce(t *testing.T) {
 					if err := check.Check(cols); err != nil {
 						t.Fatalf("n=%d task %v: ListChecker refused %v: %v", k.n, task.Prefix, cols, err)
 					}
+					if prev != nil && ListOrder(prev, cols) >= 0 {
+						t.Fatalf("n=%d task %v: %v after %v is not in ListOrder", k.n, task.Prefix, cols, prev)
+					}
+					prev = slices.Clone(cols)
 					imgs := images(cols)
 					if len(imgs) != ClassSize(cols) {
 						t.Fatalf("ClassSize(%v) = %d, want %d", cols, ClassSize(cols), len(imgs))

@@ -32,26 +32,20 @@ type Plan struct {
 // KindCount plan may fix.
 const maxExtraRows = 2
 
-// maxEnumDepth is the deepest row prefix of an enumeration plan.
-const maxEnumDepth = 8
-
-// MaxDepth returns the largest depth NewPlan accepts for n and kind:
-// min(n, 8) for enumeration plans, 5 for counting plans (3 border values
-// and 2 more rows; see CountTask).
+// MaxDepth returns the largest depth NewPlan accepts: 5 (3 border values
+// and 2 more rows; see CountTask), whatever n and kind.
 func MaxDepth(n int, kind Kind) int {
-	if kind == KindCount {
-		return frameDepth + maxExtraRows
-	}
-	return min(n, maxEnumDepth)
+	return frameDepth + maxExtraRows
 }
 
 // NewPlan splits the search of an n-board into tasks. Depth must be
 // 0..MaxDepth(n, kind); depth 0 is a single task holding the whole board.
-// Enumeration plans (KindAll, KindUnique) fix the queens of the first
-// depth rows: every valid placement, in lexicographic order. Counting plans
-// (KindCount) fix the first depth values of the prefixes CountTask
-// describes: border placements first, then rows. A depth that gives more
-// than MaxPlanTasks tasks is refused.
+// Every kind has the same tasks, which fix the first depth values of the
+// prefixes CountTask describes: border placements first, then rows. The
+// kind says what a worker returns for them: counts (KindCount, CountTask),
+// or also the class representatives it lists (KindAll and KindUnique,
+// ListTask), and it goes into the plan's Fingerprint. A depth that gives
+// more than MaxPlanTasks tasks is refused.
 func NewPlan(n, depth int, kind Kind) (Plan, error) {
 	return newPlan(n, depth, kind, MaxPlanTasks)
 }
@@ -68,12 +62,7 @@ func newPlan(n, depth int, kind Kind, limit int) (Plan, error) {
 	}
 	p := Plan{N: n, Depth: depth, Kind: kind}
 	var err error
-	if kind == KindCount {
-		p.Tasks, err = countPlan(n, depth, limit)
-	} else {
-		p.Tasks, err = prefixes(n, depth, n, limit)
-	}
-	if err != nil {
+	if p.Tasks, err = countPlan(n, depth, limit); err != nil {
 		return Plan{}, err
 	}
 	return p, nil
@@ -91,13 +80,10 @@ func AutoDepth(n, slots int, kind Kind) int {
 	}
 	want := autoTasksPerSlot * max(slots, 1)
 	best := 0
-	var sizes [frameDepth + 1]int
-	if kind == KindCount {
-		sizes = countPlanSizes(n)
-	}
+	sizes := countPlanSizes(n)
 	for d := 1; d <= MaxDepth(n, kind); d++ {
 		size := 0
-		if kind == KindCount && d < len(sizes) {
+		if d < len(sizes) {
 			size = sizes[d]
 		} else {
 			p, err := newPlan(n, d, kind, autoMaxTasks)
@@ -129,48 +115,4 @@ func (p Plan) Fingerprint() uint64 {
 	binary.LittleEndian.PutUint64(b[24:], uint64(Version))
 	h.Write(b[:])
 	return h.Sum64()
-}
-
-// prefixes lists every valid placement of the first depth rows whose first
-// queen is in a column below firstLimit, in lexicographic order, failing if
-// there are more than limit.
-func prefixes(n, depth, firstLimit, limit int) ([]Task, error) {
-	if depth == 0 {
-		return []Task{{Index: 0, Prefix: []int{}}}, nil
-	}
-	var tasks []Task
-	cols := make([]int, depth)
-	var rec func(row int, c, l, r uint32) error
-	all := uint32(1)<<n - 1
-	if n == 32 {
-		all = ^uint32(0)
-	}
-	rec = func(row int, c, l, r uint32) error {
-		if row == depth {
-			if len(tasks) >= limit {
-				return fmt.Errorf("depth %d gives more than %d tasks for n=%d: choose a smaller depth", depth, limit, n)
-			}
-			tasks = append(tasks, Task{Index: len(tasks), Prefix: append([]int(nil), cols...)})
-			return nil
-		}
-		avail := all &^ (c | l | r)
-		for col := 0; col < n; col++ {
-			if row == 0 && col >= firstLimit {
-				break
-			}
-			b := uint32(1) << col
-			if avail&b == 0 {
-				continue
-			}
-			cols[row] = col
-			if err := rec(row+1, c|b, (l|b)<<1, (r|b)>>1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := rec(0, 0, 0, 0); err != nil {
-		return nil, err
-	}
-	return tasks, nil
 }

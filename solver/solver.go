@@ -14,20 +14,21 @@ const MaxN = 32
 // fingerprints, so a worker of another version cannot commit results for a
 // task it would interpret differently. Bump it whenever plans or task
 // semantics change.
-const Version = 2
+const Version = 3
 
 // Kind says what the tasks of a plan compute.
 type Kind uint8
 
 const (
-	// KindCount tasks count total and fundamental solutions; their prefixes
-	// are symmetry-reduced and only meaningful to CountTask.
+	// KindCount tasks count total and fundamental solutions (CountTask);
+	// their prefixes are symmetry-reduced border placements.
 	KindCount Kind = 1
-	// KindAll tasks enumerate every solution, in lexicographic order of the
-	// column lists.
+	// KindAll tasks are KindCount's, listed: a worker streams the
+	// representative of every symmetry class (ListTask), from which every
+	// solution is made.
 	KindAll Kind = 2
-	// KindUnique tasks enumerate one canonical representative per symmetry
-	// class, in lexicographic order.
+	// KindUnique tasks are KindAll's, for a listing of one canonical
+	// solution per class.
 	KindUnique Kind = 3
 )
 

@@ -101,33 +101,6 @@ func TestAutoDepthPlansAreSmallAndSumToTotal(t *testing.T) {
 	}
 }
 
-func TestEnumerationPlansConcatenateInOrder(t *testing.T) {
-	for n := 1; n <= 9; n++ {
-		var want [][]int
-		for s := range Solutions(n, nil) {
-			want = append(want, slices.Clone(s))
-		}
-		for d := 0; d <= MaxDepth(n, KindAll); d++ {
-			p, err := NewPlan(n, d, KindAll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got [][]int
-			for _, task := range p.Tasks {
-				if len(task.Prefix) != d {
-					t.Fatalf("n=%d depth=%d: task %d has prefix %v", n, d, task.Index, task.Prefix)
-				}
-				for s := range Solutions(n, task.Prefix) {
-					got = append(got, slices.Clone(s))
-				}
-			}
-			if !slices.EqualFunc(got, want, slices.Equal) {
-				t.Errorf("n=%d depth=%d: concatenated tasks differ from the sequential order", n, d)
-			}
-		}
-	}
-}
-
 func TestSolutionsGoldenN8(t *testing.T) {
 	var lines []string
 	for s := range Solutions(8, nil) {
@@ -224,17 +197,6 @@ func TestUniqueSolutions(t *testing.T) {
 		if got != k.unique {
 			t.Errorf("UniqueSolutions(%d) gave %d, want %d", k.n, got, k.unique)
 		}
-	}
-	// KindUnique plans concatenate to the same list.
-	p, _ := NewPlan(10, 3, KindUnique)
-	var got int
-	for _, task := range p.Tasks {
-		for range UniqueSolutions(10, task.Prefix) {
-			got++
-		}
-	}
-	if got != 92 {
-		t.Errorf("KindUnique plan for n=10 lists %d, want 92", got)
 	}
 }
 

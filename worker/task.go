@@ -23,7 +23,7 @@ const checkEvery = 256
 // runTask computes one assigned task and returns its Result (with Failure
 // set when the task cannot be run). When the task wants solutions, it calls
 // emit with each full batch, in order; emit returning false stops the task.
-// A cancelled ctx stops enumerations early; a count task runs to its end
+// A cancelled ctx stops listings early; a count task runs to its end
 // (the solver is uninterruptible) and its result is discarded by the caller.
 func runTask(ctx context.Context, a *nqueenspb.Assign, emit func(*nqueenspb.SolutionBatch) bool) *nqueenspb.Result {
 	start := time.Now()
@@ -37,46 +37,34 @@ func runTask(ctx context.Context, a *nqueenspb.Assign, emit func(*nqueenspb.Solu
 	for i, c := range a.GetPrefix() {
 		prefix[i] = int(c)
 	}
-	switch a.GetKind() {
-	case nqueenspb.TaskKind_TASK_KIND_COUNT:
-		c, err := solver.CountTask(n, solver.Task{Index: int(a.GetTaskId().GetIndex()), Prefix: prefix})
+	if a.GetKind() != nqueenspb.TaskKind_TASK_KIND_COUNT {
+		res.Failure = fmt.Sprintf("unsupported task kind %v", a.GetKind())
+		return res
+	}
+	task := solver.Task{Index: int(a.GetTaskId().GetIndex()), Prefix: prefix}
+	if a.GetWantSolutions() {
+		if !list(ctx, a, n, task, res, emit) {
+			return res
+		}
+	} else {
+		c, err := solver.CountTask(n, task)
 		if err != nil {
 			res.Failure = err.Error()
 			return res
 		}
 		res.Total, res.Unique, res.Nodes = c.Total, c.Unique, c.Nodes
-	case nqueenspb.TaskKind_TASK_KIND_ALL, nqueenspb.TaskKind_TASK_KIND_UNIQUE:
-		if err := solver.CheckPrefix(n, prefix); err != nil {
-			res.Failure = err.Error()
-			return res
-		}
-		if !enumerate(ctx, a, n, prefix, res, emit) {
-			return res
-		}
-	default:
-		res.Failure = fmt.Sprintf("unknown task kind %v", a.GetKind())
 	}
 	res.Elapsed = durationpb.New(time.Since(start))
 	return res
 }
 
-// enumerate lists the task's solutions, counting them into res and
-// streaming them when asked. It reports false when it was stopped.
-func enumerate(ctx context.Context, a *nqueenspb.Assign, n int, prefix []int, res *nqueenspb.Result, emit func(*nqueenspb.SolutionBatch) bool) bool {
-	unique := a.GetKind() == nqueenspb.TaskKind_TASK_KIND_UNIQUE
-	seq := solver.Solutions(n, prefix)
-	if unique {
-		seq = solver.UniqueSolutions(n, prefix)
-	}
-	var (
-		buf     []byte
-		count   uint32
-		batchNo uint32
-		since   int
-	)
-	if a.GetWantSolutions() {
-		buf = make([]byte, 0, BatchBytes+n)
-	}
+// list streams the representative of every symmetry class of the task
+// (solver.ListTask) in batches, and sets the task's counts in res. It
+// reports false when it was stopped or the task could not be run (then
+// res.Failure says why).
+func list(ctx context.Context, a *nqueenspb.Assign, n int, task solver.Task, res *nqueenspb.Result, emit func(*nqueenspb.SolutionBatch) bool) bool {
+	buf := make([]byte, 0, BatchBytes+n)
+	var count, batchNo uint32
 	flush := func() bool {
 		if count == 0 {
 			return true
@@ -86,68 +74,32 @@ func enumerate(ctx context.Context, a *nqueenspb.Assign, n int, prefix []int, re
 		buf, count = buf[:0], 0
 		return emit(b)
 	}
-	for cols := range seq {
-		if unique {
-			res.Unique++
-			res.Total += uint64(ClassSize(cols))
-		} else {
-			res.Total++
-			// The images with rows reflected start with cols[n-1] and
-			// n-1-cols[n-1]: a canonical solution starts no higher. This
-			// cheap test spares most solutions the call.
-			if m := n - 1; cols[0] <= cols[m] && cols[0] <= m-cols[m] && solver.Canonical(cols) {
-				res.Unique++
-			}
+	stopped, since := false, 0
+	c, err := solver.ListTask(n, task, func(cols []int) bool {
+		for _, col := range cols {
+			buf = append(buf, byte(col))
 		}
-		if a.GetWantSolutions() {
-			at := len(buf)
-			buf = buf[:at+n]
-			for i, c := range cols[:n] {
-				buf[at+i] = byte(c)
-			}
-			count++
-			if len(buf) >= BatchBytes && !flush() {
-				return false
-			}
+		count++
+		if len(buf) >= BatchBytes && !flush() {
+			stopped = true
+			return false
 		}
 		if since++; since == checkEvery {
 			since = 0
 			if ctx.Err() != nil {
+				stopped = true
 				return false
 			}
 		}
-	}
-	if ctx.Err() != nil {
+		return true
+	})
+	if err != nil {
+		res.Failure = err.Error()
 		return false
 	}
-	return flush()
-}
-
-// ClassSize returns how many distinct solutions the symmetry class of the
-// solution cols holds: 8, or 4 when a half turn maps it to itself, or 2
-// when a quarter turn does (1 for n=1). No solution of n>1 is symmetric
-// under a reflection, so the rotations decide.
-func ClassSize(cols []int) int {
-	n := len(cols)
-	if n <= 1 {
-		return 1
+	if stopped || ctx.Err() != nil || !flush() {
+		return false
 	}
-	quarter, half := true, true
-	for r, c := range cols {
-		// A quarter turn moves the queen (r, c) to (c, n-1-r).
-		if cols[c] != n-1-r {
-			quarter = false
-		}
-		// A half turn moves it to (n-1-r, n-1-c).
-		if cols[n-1-r] != n-1-c {
-			half = false
-		}
-	}
-	switch {
-	case quarter:
-		return 2
-	case half:
-		return 4
-	}
-	return 8
+	res.Total, res.Unique, res.Nodes = c.Total, c.Unique, c.Nodes
+	return true
 }

@@ -15,7 +15,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/nqueens/nqueens/coordinator"
-	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/worker"
 )
 
@@ -24,22 +23,6 @@ const (
 	jobTimeout   = 60 * time.Second // one small job
 	eventTimeout = 20 * time.Second // one expected event
 )
-
-func TestClassSize(t *testing.T) {
-	// Summing the class sizes of the canonical solutions gives the total.
-	for n, want := range []uint64{0, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724} {
-		if n == 0 {
-			continue
-		}
-		var total uint64
-		for cols := range solver.UniqueSolutions(n, nil) {
-			total += uint64(worker.ClassSize(cols))
-		}
-		if total != want {
-			t.Errorf("sum of ClassSize over the fundamental solutions of n=%d = %d, want %d", n, total, want)
-		}
-	}
-}
 
 func TestUnreachable(t *testing.T) {
 	start := time.Now()

@@ -37,14 +37,15 @@ const (
 	// TASK_KIND_UNSPECIFIED is never sent; a worker rejects it.
 	TaskKind_TASK_KIND_UNSPECIFIED TaskKind = 0
 	// TASK_KIND_COUNT counts the total and fundamental solutions below the
-	// prefix; the prefix may be a symmetry-reduced pre-placement and the counts
-	// are already weighted.
+	// prefix, a symmetry-reduced border placement (solver.CountTask); the counts
+	// are already weighted. With want_solutions the worker also streams the
+	// representative of every symmetry class of the task (solver.ListTask), and
+	// the coordinator makes each class's solutions from it.
 	TaskKind_TASK_KIND_COUNT TaskKind = 1
-	// TASK_KIND_ALL enumerates every solution below the prefix in lexicographic
-	// order of the column lists.
+	// TASK_KIND_ALL is no longer sent (listings are TASK_KIND_COUNT tasks with
+	// want_solutions); workers reject it.
 	TaskKind_TASK_KIND_ALL TaskKind = 2
-	// TASK_KIND_UNIQUE enumerates the canonical member of each symmetry class
-	// below the prefix, in lexicographic order.
+	// TASK_KIND_UNIQUE is no longer sent, as TASK_KIND_ALL.
 	TaskKind_TASK_KIND_UNIQUE TaskKind = 3
 )
 
@@ -688,11 +689,11 @@ func (x *Heartbeat) GetLeaseIds() []uint64 {
 	return nil
 }
 
-// SolutionBatch carries the next solutions of a task, in order. The
-// coordinator checks each batch (valid placements, inside the task's prefix,
-// strictly increasing after the previous batch of the same attempt) and
-// keeps it aside; the solutions are published only if this attempt's Result
-// is the one committed.
+// SolutionBatch carries the next class representatives of a task, in
+// solver.ListOrder. The coordinator checks each batch (valid placements,
+// representatives inside the task, strictly increasing after the previous
+// batch of the same attempt) and keeps it aside; they are published only if
+// this attempt's Result is the one committed.
 type SolutionBatch struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// task_id is the task the solutions belong to.
@@ -778,8 +779,9 @@ func (x *SolutionBatch) GetPacked() []byte {
 }
 
 // Result ends a task: the worker finished it. For tasks assigned with
-// want_solutions, total must equal the number of solutions streamed in the
-// attempt's batches.
+// want_solutions, unique must equal the number of representatives streamed
+// in the attempt's batches, and total the number of solutions in their
+// classes.
 type Result struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// task_id is the finished task.
@@ -1060,8 +1062,8 @@ type Assign struct {
 	N uint32 `protobuf:"varint,2,opt,name=n,proto3" json:"n,omitempty"`
 	// kind is what to compute.
 	Kind TaskKind `protobuf:"varint,3,opt,name=kind,proto3,enum=nqueens.v1.TaskKind" json:"kind,omitempty"`
-	// prefix holds the 0-based columns of the queens fixed in rows
-	// 0..len(prefix)-1 (for TASK_KIND_COUNT its meaning is solver-specific).
+	// prefix is the task's symmetry-reduced border placement and the columns
+	// of the queens of the first free rows (see solver.CountTask).
 	Prefix []uint32 `protobuf:"varint,4,rep,packed,name=prefix,proto3" json:"prefix,omitempty"`
 	// want_solutions asks for SolutionBatch messages before the Result.
 	WantSolutions bool `protobuf:"varint,5,opt,name=want_solutions,json=wantSolutions,proto3" json:"want_solutions,omitempty"`
