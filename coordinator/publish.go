@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/nqueens/nqueens/solver"
@@ -33,6 +34,8 @@ type publisher struct {
 	unique   bool // list the canonical solution of each class only
 	sink     Sink
 	sorted   *bucketSort
+	block    []byte // sortIn's read buffer
+	images   []byte // sortIn's classes of one block
 
 	mu sync.Mutex
 	// mu guards queue, taken, writing, written and total.
@@ -126,8 +129,11 @@ func (p *publisher) sortIn(path string) error {
 	}
 	defer f.Close()
 	n := p.n
-	block := make([]byte, publishBlock/n*n)
-	sols := make([]byte, 0, 8*len(block))
+	if p.block == nil {
+		p.block = make([]byte, publishBlock/n*n)
+		p.images = make([]byte, 0, 8*len(p.block))
+	}
+	block, sols := p.block, p.images
 	for {
 		got, err := io.ReadFull(f, block)
 		if err == io.EOF {
@@ -184,41 +190,45 @@ func appendClass(dst, sol []byte, unique bool) []byte {
 	for r, c := range sol {
 		inv[c&31] = byte(r)
 	}
-	var img [8][solver.MaxN]byte
+	// The 8 images straight into dst, image g at offset g*n.
+	at := len(dst)
+	dst = slices.Grow(dst, 8*n)[:at+8*n]
+	img := dst[at:]
 	for x := range n {
-		y := int(m) - x
-		img[0][x] = sol[x]
-		img[1][x] = m - inv[x]
-		img[2][x] = m - sol[y]
-		img[3][x] = inv[y]
-		img[4][x] = m - sol[x]
-		img[5][x] = sol[y]
-		img[6][x] = inv[x]
-		img[7][x] = m - inv[y]
+		y := n - 1 - x
+		img[x] = sol[x]
+		img[n+x] = m - inv[x]
+		img[2*n+x] = m - sol[y]
+		img[3*n+x] = inv[y]
+		img[4*n+x] = m - sol[x]
+		img[5*n+x] = sol[y]
+		img[6*n+x] = inv[x]
+		img[7*n+x] = m - inv[y]
 	}
-	// The distinct images: a class of 2 (a quarter turn fixes sol) is its
-	// turns' and its mirrors', a class of 4 (a half turn fixes it) has one
-	// image of each pair g, g+half turn.
-	gs := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	// Keep the distinct ones: a class of 2 (a quarter turn fixes sol) is
+	// images 0 and 4, a class of 4 (a half turn fixes it) images 0, 1, 4
+	// and 6, one of each pair g, g+half turn.
+	keep := 8
 	switch {
-	case img[1] == img[0]:
-		gs = []int{0, 4}
-	case img[2] == img[0]:
-		gs = []int{0, 1, 4, 6}
+	case bytes.Equal(img[n:2*n], img[:n]):
+		copy(img[n:2*n], img[4*n:5*n])
+		keep = 2
+	case bytes.Equal(img[2*n:3*n], img[:n]):
+		copy(img[2*n:3*n], img[4*n:5*n])
+		copy(img[3*n:4*n], img[6*n:7*n])
+		keep = 4
 	}
 	if unique {
-		best := gs[0]
-		for _, g := range gs[1:] {
-			if bytes.Compare(img[g][:n], img[best][:n]) < 0 {
+		best := 0
+		for g := 1; g < keep; g++ {
+			if bytes.Compare(img[g*n:(g+1)*n], img[best*n:(best+1)*n]) < 0 {
 				best = g
 			}
 		}
-		return append(dst, img[best][:n]...)
+		copy(img[:n], img[best*n:(best+1)*n])
+		keep = 1
 	}
-	for _, g := range gs {
-		dst = append(dst, img[g][:n]...)
-	}
-	return dst
+	return dst[:at+keep*n]
 }
 
 // packedSink is a Sink that also takes many packed solutions at once

@@ -249,7 +249,8 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	}
 	_, _, _, schedErr := j.sched.totals()
 	if runErr == nil && schedErr == nil && j.pub != nil {
-		// Every task is committed: wait for the last ones to be written.
+		// Every task is committed: wait for the listing to be written.
+		log.Info("every task committed; writing the solutions", "elapsed", time.Since(j.start).Round(time.Millisecond))
 		select {
 		case err := <-pubDone:
 			runErr = err
