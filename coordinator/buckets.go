@@ -54,25 +54,29 @@ const packedMaxN = 16
 // symmetry representatives means sorting 236 MB that arrive in no useful
 // order, and the coordinator must not hold them all.
 //
-// A solution is packed as n bytes, byte r the 0-based column of row r. It
-// goes to the bucket of its first two rows (index sol[0]*n + sol[1], so
-// bucket order is lexicographic order of those rows), into that bucket's
-// small buffer; a full buffer is appended to one shared spill file and
+// A solution is packed as n bytes, byte r the 0-based column of row r.
+// For n <= 16 (packedMaxN), the boards a listing can finish, it is kept as
+// a uint64 key instead, 4 bits a row, row 0 in the top nibble (packNibbles;
+// addKeys and writeSortedKeys take keys as they are), so keys order as the
+// records do and a record costs 8 bytes. It goes to the bucket of its first
+// two rows (the key's top byte, or sol[0]*n + sol[1] above 16, so bucket
+// order is lexicographic order of those rows), into that bucket's small
+// buffer; a full buffer is appended to one shared spill file and
 // remembered as a segment (offset, length). writeSorted then takes the
-// buckets in order, reads each back, sorts it in memory (as uint64 keys and
-// an LSD radix sort for n <= 16, by bytes.Compare above), rejects
-// duplicates, and hands it to the caller while the next bucket is sorted in
-// another goroutine.
+// buckets in order, reads each back, sorts it in memory (the keys by an
+// LSD radix sort, records above 16 by bytes.Compare), rejects duplicates,
+// and hands it to the caller while the next bucket is sorted in another
+// goroutine.
 //
-// Memory: n*n buffers of 8 KiB (2 MiB at n = 16, 8 MiB at n = 32), a 1 MiB
-// spill write buffer, 16 bytes of segment index per 8 KiB spilled, and
-// during writeSorted two buckets at a time, each n+16 bytes a record for
-// n <= 16 (2n+16 above), sized once for the largest bucket. The largest
-// bucket of the N=16 listing holds 133,351 solutions (0.9%; the median
-// 67,697): 4.3 MB with its keys, so writeSorted allocates about 9 MB. At
-// N=20, where the listing itself is 780 GB, a bucket would hold GBs; a
-// third keyed row would be the fix. The spill file grows to n bytes a
-// solution.
+// Memory: a buffer of 8 KiB a bucket (256 buckets, 2 MiB, for keys; n*n,
+// 8 MiB at n = 32, above), a 1 MiB spill write buffer, 16 bytes of
+// segment index per 8 KiB spilled, and during writeSorted two buckets at a
+// time, 24 bytes a key (n+16 bytes a record above 16), sized once for the
+// largest bucket. The largest bucket of the N=16 listing holds 133,351
+// solutions (0.9%; the median 67,697): 3.2 MB, so writeSorted allocates
+// about 7 MB. At N=20, where the listing itself is 780 GB, a bucket would
+// hold GBs; a third keyed row would be the fix. The spill file grows to 8
+// bytes a solution (n above 16): 118 MB at N=16.
 //
 // Measured on the 2-CPU development VM (AMD EPYC), BenchmarkBucketSort at
 // N=16, 2 million distinct random permutations (about 9500 a bucket): add
@@ -90,7 +94,9 @@ const packedMaxN = 16
 // close is still useful.
 type bucketSort struct {
 	n      int
-	second int // index of the second keyed row: 1, or 0 when n = 1 (one bucket)
+	keyed  bool // n <= packedMaxN: records are uint64 keys (packNibbles), 8 bytes little-endian
+	w      int  // bytes a record: 8 when keyed, else n
+	second int  // index of the second keyed row: 1, or 0 when n = 1 (one bucket)
 	sizes  bucketSizes
 	f      *os.File // the spill file; nil after close
 	fsize  int64    // bytes written to f
@@ -119,7 +125,12 @@ func newBucketSortSizes(dir string, n int, sizes bucketSizes) (*bucketSort, erro
 	if n < 1 || n > solver.MaxN {
 		return nil, fmt.Errorf("bucket sort: n=%d, want 1..%d", n, solver.MaxN)
 	}
-	bufCap := max(sizes.buffer/n, 1) * n
+	keyed, w, buckets := n <= packedMaxN, n, n*n
+	if keyed {
+		// The top byte of a key holds rows 0 and 1: the bucket.
+		w, buckets = 8, 256
+	}
+	bufCap := max(sizes.buffer/w, 1) * w
 	sizes.spill = max(sizes.spill, bufCap)
 	sizes.chunk = max(sizes.chunk/n, 1) * n
 	f, err := os.CreateTemp(dir, "buckets-*")
@@ -130,9 +141,10 @@ func newBucketSortSizes(dir string, n int, sizes bucketSizes) (*bucketSort, erro
 	if n == 1 {
 		second = 0
 	}
-	buckets := n * n
 	return &bucketSort{
 		n:      n,
+		keyed:  keyed,
+		w:      w,
 		second: second,
 		sizes:  sizes,
 		f:      f,
@@ -159,6 +171,15 @@ func (b *bucketSort) add(sols []byte) error {
 	if err := checkBucketColumns(sols, n); err != nil {
 		return err
 	}
+	if b.keyed {
+		for off := 0; off+n <= len(sols); off += n {
+			if err := b.put(packNibbles(sols[off : off+n])); err != nil {
+				return err
+			}
+		}
+		b.added += uint64(len(sols) / n)
+		return nil
+	}
 	buf, fill, bufCap, second := b.buf, b.fill, b.bufCap, b.second
 	for off := 0; off+n <= len(sols); off += n {
 		rec := sols[off : off+n]
@@ -176,6 +197,42 @@ func (b *bucketSort) add(sols []byte) error {
 		fill[i] = f
 	}
 	b.added += uint64(len(sols) / n)
+	return nil
+}
+
+// addKeys adds solutions packed as keys (packNibbles of a valid record;
+// n <= packedMaxN only), in any order: the fast path of add, without its
+// packing and checks.
+func (b *bucketSort) addKeys(keys []uint64) error {
+	if b.err != nil {
+		return b.err
+	}
+	if !b.keyed {
+		return fmt.Errorf("bucket sort: keys for n=%d, above %d", b.n, packedMaxN)
+	}
+	for _, key := range keys {
+		if err := b.put(key); err != nil {
+			return err
+		}
+	}
+	b.added += uint64(len(keys))
+	return nil
+}
+
+// put appends one key to its bucket's buffer, spilling a full buffer.
+func (b *bucketSort) put(key uint64) error {
+	i := int(key >> 56)
+	f := b.fill[i]
+	base := i * b.bufCap
+	binary.LittleEndian.PutUint64(b.buf[base+f:], key)
+	f += 8
+	if f == b.bufCap {
+		if err := b.spill(i, b.buf[base:base+f]); err != nil {
+			return err
+		}
+		f = 0
+	}
+	b.fill[i] = f
 	return nil
 }
 
@@ -261,6 +318,21 @@ func (b *bucketSort) count() uint64 { return b.added }
 // number of solutions written so far. An error from write is returned
 // wrapped. Every goroutine writeSorted starts has ended when it returns.
 func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(written uint64)) error {
+	return b.writeSortedTo(write, nil, progress)
+}
+
+// writeSortedKeys is writeSorted for n <= packedMaxN that hands write the
+// keys (packNibbles) instead of the records, saving their unpacking.
+func (b *bucketSort) writeSortedKeys(write func(keys []uint64) error, progress func(written uint64)) error {
+	if !b.keyed {
+		return fmt.Errorf("bucket sort: keys for n=%d, above %d", b.n, packedMaxN)
+	}
+	return b.writeSortedTo(nil, write, progress)
+}
+
+// writeSortedTo is writeSorted, handing keys to writeKeys when it is not
+// nil (keyed only), else records to write.
+func (b *bucketSort) writeSortedTo(write func(sols []byte) error, writeKeys func(keys []uint64) error, progress func(written uint64)) error {
 	if b.err != nil {
 		return b.err
 	}
@@ -285,8 +357,7 @@ func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(wr
 		ch := make(chan bucketResult, 1)
 		i, s := order[j], &slots[j%2]
 		go func() {
-			data, err := b.prepare(i, s)
-			ch <- bucketResult{data, err}
+			ch <- b.prepare(i, s)
 		}()
 		pending = ch
 	}
@@ -299,6 +370,7 @@ func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(wr
 		start(0)
 	}
 	chunk := b.sizes.chunk
+	var recs []byte // unpacked keys, when write wants records
 	var written uint64
 	for j := range order {
 		res := <-pending
@@ -309,6 +381,23 @@ func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(wr
 		if res.err != nil {
 			return res.err
 		}
+		for keys := res.keys; len(keys) > 0; {
+			m := min(len(keys), chunk/b.n)
+			var err error
+			if writeKeys != nil {
+				err = writeKeys(keys[:m])
+			} else {
+				recs = slices.Grow(recs[:0], m*b.n)[:m*b.n]
+				for k, key := range keys[:m] {
+					unpackNibbles(key, recs[k*b.n:(k+1)*b.n])
+				}
+				err = write(recs)
+			}
+			if err != nil {
+				return fmt.Errorf("bucket sort: write: %w", err)
+			}
+			keys = keys[m:]
+		}
 		for data := res.data; len(data) > 0; {
 			m := min(len(data), chunk)
 			if err := write(data[:m]); err != nil {
@@ -316,7 +405,7 @@ func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(wr
 			}
 			data = data[m:]
 		}
-		written += uint64(len(res.data) / b.n)
+		written += uint64(len(res.data)/b.n + len(res.keys))
 		if progress != nil {
 			progress(written)
 		}
@@ -327,9 +416,11 @@ func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(wr
 	return nil
 }
 
-// bucketResult is one sorted bucket, or why it could not be sorted.
+// bucketResult is one sorted bucket (records, or keys when keyed), or why
+// it could not be sorted.
 type bucketResult struct {
 	data []byte
+	keys []uint64
 	err  error
 }
 
@@ -363,9 +454,9 @@ func growBucketBuf[T any](buf []T, size, largest, n int) []T {
 	return buf[:size]
 }
 
-// prepare reads bucket i into s and sorts it, returning its records in
-// order.
-func (b *bucketSort) prepare(i int, s *bucketSlot) ([]byte, error) {
+// prepare reads bucket i into s and sorts it, returning its records (or
+// keys) in order.
+func (b *bucketSort) prepare(i int, s *bucketSlot) bucketResult {
 	total := b.bucketBytes(i)
 	s.data = growBucketBuf(s.data, total, s.largest, 1)
 	pos := 0
@@ -376,63 +467,45 @@ func (b *bucketSort) prepare(i int, s *bucketSlot) ([]byte, error) {
 			if err == io.EOF || err == nil {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("bucket sort: read %d of %d bytes at %d: %w", m, len(dst), seg.off, err)
+			return bucketResult{err: fmt.Errorf("bucket sort: read %d of %d bytes at %d: %w", m, len(dst), seg.off, err)}
 		}
 		pos += m
 	}
 	base := i * b.bufCap
 	copy(s.data[pos:], b.buf[base:base+b.fill[i]])
-	if b.n <= packedMaxN {
-		return s.data, b.sortPacked(s)
+	if b.keyed {
+		keys, err := b.sortKeys(s)
+		return bucketResult{keys: keys, err: err}
 	}
-	return b.sortBig(s)
+	data, err := b.sortBig(s)
+	return bucketResult{data: data, err: err}
 }
 
-// sortPacked sorts s.data in place through uint64 keys: 4 bits a column,
-// row 0 in the high nibble, so the keys order as the records do. n = 16,
-// the size listings are made for, has its own loops: the general ones
-// cost 7 ns a record more each way.
-func (b *bucketSort) sortPacked(s *bucketSlot) error {
-	n, data := b.n, s.data
-	count := len(data) / n
+// sortKeys decodes the keys of s.data into s.keys and sorts them (radix
+// sort from radixMinKeys keys, slices.Sort below), rejecting duplicates.
+func (b *bucketSort) sortKeys(s *bucketSlot) ([]uint64, error) {
+	data := s.data
+	count := len(data) / 8
 	if uint64(count) >= 1<<32 {
-		return fmt.Errorf("bucket sort: a bucket of %d solutions, more than a sort can count", count)
+		return nil, fmt.Errorf("bucket sort: a bucket of %d solutions, more than a sort can count", count)
 	}
-	s.keys = growBucketBuf(s.keys, count, s.largest, n)
+	s.keys = growBucketBuf(s.keys, count, s.largest, 8)
 	keys := s.keys
-	if n == 16 {
-		for k := range keys {
-			rec := data[k*16 : k*16+16]
-			keys[k] = squeezeNibbles(binary.BigEndian.Uint64(rec))<<32 | squeezeNibbles(binary.BigEndian.Uint64(rec[8:]))
-		}
-	} else {
-		for k := range keys {
-			keys[k] = packNibbles(data[k*n : k*n+n])
-		}
+	for k := range keys {
+		keys[k] = binary.LittleEndian.Uint64(data[k*8:])
 	}
 	if count < radixMinKeys {
 		slices.Sort(keys)
 	} else {
-		s.tmp = growBucketBuf(s.tmp, count, s.largest, n)
+		s.tmp = growBucketBuf(s.tmp, count, s.largest, 8)
 		keys = radixSort56(keys, s.tmp, &s.counts)
 	}
 	for k := 1; k < len(keys); k++ {
 		if keys[k] == keys[k-1] {
-			return fmt.Errorf("bucket sort: %w %v", errDuplicateSolution, unpackNibbles(keys[k], make([]byte, n)))
+			return nil, fmt.Errorf("bucket sort: %w %v", errDuplicateSolution, unpackNibbles(keys[k], make([]byte, b.n)))
 		}
 	}
-	if n == 16 {
-		for k, key := range keys {
-			rec := data[k*16 : k*16+16]
-			binary.BigEndian.PutUint64(rec, spreadNibbles(key>>32))
-			binary.BigEndian.PutUint64(rec[8:], spreadNibbles(key))
-		}
-	} else {
-		for k, key := range keys {
-			unpackNibbles(key, data[k*n:k*n+n])
-		}
-	}
-	return nil
+	return keys, nil
 }
 
 // packNibbles packs rec (at most 16 columns, each under 16) into a uint64,

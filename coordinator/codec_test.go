@@ -96,14 +96,32 @@ func TestBatchCheckerRejects(t *testing.T) {
 
 // TestAppendClass checks the publisher's images against the solver: the
 // classes of every representative of N=10 are its 724 solutions, each
-// once, and with unique the canonical ones.
+// once, and with unique the canonical ones; appendClassKeys makes the same
+// as keys.
 func TestAppendClass(t *testing.T) {
 	for _, n := range []int{1, 4, 5, 6, 8, 10} {
 		reps, c := pack(n, nil)
 		var all, canon []byte
+		var keys, canonKeys []uint64
 		for i := 0; i < len(reps); i += n {
 			all = appendClass(all, reps[i:i+n], false)
 			canon = appendClass(canon, reps[i:i+n], true)
+			keys = appendClassKeys(keys, reps[i:i+n], false)
+			canonKeys = appendClassKeys(canonKeys, reps[i:i+n], true)
+		}
+		// The keys are the same solutions in the same order.
+		for k, key := range keys {
+			if want := packNibbles(all[k*n : (k+1)*n]); key != want {
+				t.Fatalf("n=%d: appendClassKeys key %d = %#x, want %#x", n, k, key, want)
+			}
+		}
+		for k, key := range canonKeys {
+			if want := packNibbles(canon[k*n : (k+1)*n]); key != want {
+				t.Fatalf("n=%d: appendClassKeys unique key %d = %#x, want %#x", n, k, key, want)
+			}
+		}
+		if len(keys) != len(all)/n || len(canonKeys) != len(canon)/n {
+			t.Fatalf("n=%d: appendClassKeys made %d and %d keys, want %d and %d", n, len(keys), len(canonKeys), len(all)/n, len(canon)/n)
 		}
 		want := map[string]bool{}
 		for cols := range solver.Solutions(n, nil) {

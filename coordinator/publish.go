@@ -34,8 +34,9 @@ type publisher struct {
 	unique   bool // list the canonical solution of each class only
 	sink     Sink
 	sorted   *bucketSort
-	block    []byte // sortIn's read buffer
-	images   []byte // sortIn's classes of one block
+	block    []byte   // sortIn's read buffer
+	images   []byte   // sortIn's classes of one block
+	keys     []uint64 // the same as keys (n <= packedMaxN)
 
 	mu sync.Mutex
 	// mu guards queue, taken, writing, written and total.
@@ -104,16 +105,25 @@ func (p *publisher) run(ctx context.Context) error {
 	p.mu.Lock()
 	p.writing, p.total = true, p.sorted.count()
 	p.mu.Unlock()
+	progress := func(written uint64) {
+		p.mu.Lock()
+		p.written = written
+		p.mu.Unlock()
+	}
+	if ns, ok := p.sink.(nibbleSink); ok && p.n <= packedMaxN {
+		return p.sorted.writeSortedKeys(func(keys []uint64) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return ns.WriteNibbles(keys)
+		}, progress)
+	}
 	return p.sorted.writeSorted(func(sols []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return p.write(sols)
-	}, func(written uint64) {
-		p.mu.Lock()
-		p.written = written
-		p.mu.Unlock()
-	})
+	}, progress)
 }
 
 // sortIn adds the classes of the representatives in one spill file to the
@@ -133,7 +143,7 @@ func (p *publisher) sortIn(path string) error {
 		p.block = make([]byte, publishBlock/n*n)
 		p.images = make([]byte, 0, 8*len(p.block))
 	}
-	block, sols := p.block, p.images
+	block, sols, keys := p.block, p.images, p.keys[:0]
 	for {
 		got, err := io.ReadFull(f, block)
 		if err == io.EOF {
@@ -144,6 +154,17 @@ func (p *publisher) sortIn(path string) error {
 		}
 		if got%n != 0 {
 			return fmt.Errorf("spill file %s ends inside a solution", path)
+		}
+		if n <= packedMaxN {
+			keys = keys[:0]
+			for i := 0; i < got; i += n {
+				keys = appendClassKeys(keys, block[i:i+n], p.unique)
+			}
+			p.keys = keys
+			if err := p.sorted.addKeys(keys); err != nil {
+				return err
+			}
+			continue
 		}
 		sols = sols[:0]
 		for i := 0; i < got; i += n {
@@ -171,6 +192,46 @@ func (p *publisher) cleanup() {
 	}
 	p.queue = nil
 	p.sorted.close()
+}
+
+// appendClassKeys is appendClass for n <= packedMaxN, with the solutions
+// as keys (packNibbles): they are made in registers and sorted as they are.
+func appendClassKeys(dst []uint64, sol []byte, unique bool) []uint64 {
+	n := len(sol)
+	m := byte(n - 1)
+	var inv [packedMaxN]byte
+	for r, c := range sol {
+		inv[c&15] = byte(r)
+	}
+	var k0, k1, k2, k3, k4, k5, k6, k7 uint64
+	for x := range n {
+		y := (n - 1 - x) & 15
+		sh := uint(60 - 4*x)
+		k0 |= uint64(sol[x]) << sh
+		k1 |= uint64(m-inv[x&15]) << sh
+		k2 |= uint64(m-sol[y]) << sh
+		k3 |= uint64(inv[y]) << sh
+		k4 |= uint64(m-sol[x]) << sh
+		k5 |= uint64(sol[y]) << sh
+		k6 |= uint64(inv[x&15]) << sh
+		k7 |= uint64(m-inv[y]) << sh
+	}
+	// The distinct images, as in appendClass.
+	var keep []uint64
+	switch all := [8]uint64{k0, k1, k2, k3, k4, k5, k6, k7}; {
+	case n == 1:
+		keep = all[:1]
+	case k1 == k0:
+		keep = []uint64{k0, k4}
+	case k2 == k0:
+		keep = []uint64{k0, k1, k4, k6}
+	default:
+		keep = all[:]
+	}
+	if unique {
+		return append(dst, slices.Min(keep))
+	}
+	return append(dst, keep...)
 }
 
 // appendClass appends to dst the solutions of the symmetry class of the
@@ -229,6 +290,12 @@ func appendClass(dst, sol []byte, unique bool) []byte {
 		keep = 1
 	}
 	return dst[:at+keep*n]
+}
+
+// nibbleSink is a Sink that also takes many solutions packed as keys
+// (render.Sink.WriteNibbles): the fastest path, for n <= 16.
+type nibbleSink interface {
+	WriteNibbles(keys []uint64) error
 }
 
 // packedSink is a Sink that also takes many packed solutions at once
