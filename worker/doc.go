@@ -8,7 +8,8 @@
 // Run joins (retrying with backoff for Config.JoinTimeout), opens one Work
 // stream, grants Slots credits and runs each leased task on its own
 // goroutine: counts through solver.CountTask, listings through
-// solver.Solutions in batches of at most BatchBytes. It heartbeats the
+// solver.ListTask, whose class representatives it streams in batches of at
+// most BatchBytes. It heartbeats the
 // leases it holds at the interval the coordinator asked for, returns a
 // credit when a task ends, stops a task on Cancel, rejoins after a broken
 // stream, and on ctx cancellation hands its leases back (Release) before it

@@ -77,7 +77,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs.IntVar(&cfg.N, "n", 0, "board size N (required): 1..32 for counting and listing, up to 100000000 with --first")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
-	fs.Var(depthFlag{&cfg.Depth}, "depth", "rows fixed per task (`D`|auto): auto gives tens of tasks per worker slot")
+	fs.Var(depthFlag{&cfg.Depth}, "depth", "task size (`D` 0..5, or auto): 3 border queens, then up to 2 rows; auto gives tens of tasks per worker slot")
 	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, "how long a task stays with a worker that sends no heartbeat")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, "heartbeat interval asked of workers (default lease/6)")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", coordinator.DefaultMaxAttempts, "failed attempts per task before the job fails")
