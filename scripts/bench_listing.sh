@@ -11,7 +11,7 @@
 # its line count.
 # PROFILE=DIR also profiles one more listing run: perf record of the whole
 # process into DIR/list.perf when perf is installed (its top symbols are
-# printed), else a pprof CPU profile of the solver's enumeration benchmark.
+# printed), else a pprof CPU profile of the solver's ListTask benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +56,7 @@ printf '  ratio list / count: wall %.2f, cpu %.2f   goal <= 3 (wall)\n' \
 if [[ -n "${PROFILE:-}" ]]; then
 	# Where a listing's time goes: the whole process under perf when the
 	# machine has it (solver, worker, gRPC, checks, spills and formatting
-	# all show), else a pprof profile of the solver's enumeration alone.
+	# all show), else a pprof profile of the solver's ListTask alone.
 	mkdir -p "$PROFILE"
 	cp "$tmp/coordinator" "$PROFILE/coordinator"
 	if command -v perf >/dev/null; then
@@ -64,7 +64,7 @@ if [[ -n "${PROFILE:-}" ]]; then
 		perf report -i "$PROFILE/list.perf" --no-children --sort symbol -g none 2>/dev/null | grep '%' | grep -v '^#' | head -20 | cut -c1-110
 		echo "profile: perf report -i $PROFILE/list.perf"
 	else
-		go test -run '^$' -bench 'BenchmarkSolutions' -benchtime 3x -cpuprofile "$PROFILE/solver.pprof" -o "$PROFILE/solver.test" ./solver >/dev/null
+		go test -run '^$' -bench '^BenchmarkListTask$/N=16' -benchtime 2x -cpuprofile "$PROFILE/solver.pprof" -o "$PROFILE/solver.test" ./solver >/dev/null
 		go tool pprof -top "$PROFILE/solver.test" "$PROFILE/solver.pprof" | head -20
 		echo "profile: go tool pprof $PROFILE/solver.test $PROFILE/solver.pprof"
 	fi
