@@ -120,7 +120,8 @@ type Config struct {
 	OpenJournal func(plan solver.Plan) (Journal, map[int]solver.Counts, error)
 	OnListen    func(addr string) // told the bound address once the server listens
 
-	testJob func(*job) // tests: called once the job's scheduler exists
+	testJob  func(*job) // tests: called once the job's scheduler exists
+	maxConns int        // tests: lowers maxConnections
 }
 
 // NewConfig returns a Config with the command line's defaults for board n.

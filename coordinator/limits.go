@@ -37,6 +37,12 @@ const (
 	// grow the coordinator's memory without bound (those that never open a
 	// Work stream are forgotten after a lease).
 	maxSessions = 4096
+	// maxConnections bounds the open TCP connections: every joined worker
+	// (maxSessions) with room for health probes and Joins in flight.
+	// Connections beyond it wait in the kernel's accept queue until one
+	// closes, so a flood of idle connections cannot use up the
+	// coordinator's file descriptors and memory.
+	maxConnections = maxSessions + 256
 	// maxSlots bounds JoinRequest.slots and --workers: more than any
 	// machine has cores.
 	maxSlots = 4096

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"bytes"
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -236,5 +237,46 @@ func TestJoinLimits(t *testing.T) {
 	wait := startWorkers(context.Background(), r.addr)
 	s, err := r.wait(t)
 	checkTotal(t, s, err, 8)
+	wait()
+}
+
+// TestConnectionLimit: idle TCP connections beyond the bound do not get
+// served; a Join waits until one of them closes, then succeeds.
+func TestConnectionLimit(t *testing.T) {
+	checkLeaks(t)
+	cfg := testConfig(6, 0)
+	cfg.maxConns = 2
+	r := startJob(t, context.Background(), cfg)
+	var idle []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", r.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := nqueenspb.NewCoordinatorServiceClient(conn)
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err = client.Join(short, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version})
+	cancel()
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("Join with 2 of 2 connections taken = %v, want DeadlineExceeded", err)
+	}
+	idle[0].Close()
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version}, grpc.WaitForReady(true)); err != nil {
+		t.Fatalf("Join once a connection closed: %v", err)
+	}
+	idle[1].Close()
+	conn.Close()
+	wait := startWorkers(context.Background(), r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 6)
 	wait()
 }

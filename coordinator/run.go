@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -105,6 +106,11 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 		}
 		return Summary{}, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	conns := maxConnections
+	if cfg.maxConns > 0 {
+		conns = cfg.maxConns
+	}
+	lis = netutil.LimitListener(lis, conns)
 	addr := lis.Addr().String()
 	log.Info("listening", "addr", addr, "n", cfg.N, "depth", plan.Depth, "tasks", len(plan.Tasks), "kind", kindName(kind))
 	if cfg.OnListen != nil {
