@@ -109,10 +109,30 @@ func (c Config) withDefaults() Config {
 // ErrJoin marks a failure to join the coordinator (unreachable, refused).
 var ErrJoin = errors.New("cannot join coordinator")
 
+// ErrRefused marks a worker the coordinator cut off for what it sent (a
+// limit exceeded, an invalid message, a bad token): joining again would
+// only be cut off again, so the worker stops.
+var ErrRefused = errors.New("refused by the coordinator")
+
+// refused reports whether a Work stream ended with a status that names
+// the worker's own fault rather than the network's or the coordinator's.
+// FailedPrecondition is not one: the coordinator may have forgotten the
+// worker's session (a restart, a Join long ago), and joining again fixes
+// that.
+func refused(err error) bool {
+	switch status.Code(err) {
+	case codes.InvalidArgument, codes.ResourceExhausted, codes.PermissionDenied, codes.Unauthenticated:
+		return true
+	}
+	return false
+}
+
 // Run joins the coordinator and works until the job ends (Drain: returns
 // nil) or ctx is cancelled (the worker hands its leases back and returns
-// nil). A broken stream makes it rejoin, within JoinTimeout. It returns only
-// when all its goroutines have ended.
+// nil). A broken stream makes it rejoin, within JoinTimeout; a stream the
+// coordinator ended for the worker's own fault (a limit, a bad message)
+// returns an ErrRefused error. It returns only when all its goroutines
+// have ended.
 func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -141,6 +161,9 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 		done, err := work(ctx, client, cfg, jr, log)
 		if done || ctx.Err() != nil {
 			return nil
+		}
+		if refused(err) {
+			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, status.Convert(err).Message())
 		}
 		log.Info("work stream broken; joining again", "error", err)
 	}

@@ -6,15 +6,20 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/nqueens/nqueens/coordinator"
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/worker"
 )
 
@@ -145,5 +150,59 @@ func TestWorkerStartsFirst(t *testing.T) {
 	}
 	if err := <-errc; err != nil {
 		t.Errorf("early worker: %v", err)
+	}
+}
+
+// cuttingCoordinator accepts every Join and ends every Work stream with
+// one status, as the coordinator does to a worker that breaks a limit.
+type cuttingCoordinator struct {
+	nqueenspb.UnimplementedCoordinatorServiceServer
+	code  codes.Code
+	joins atomic.Int32
+}
+
+func (c *cuttingCoordinator) Join(context.Context, *nqueenspb.JoinRequest) (*nqueenspb.JoinResponse, error) {
+	c.joins.Add(1)
+	return &nqueenspb.JoinResponse{WorkerId: "w1", Job: &nqueenspb.Job{N: 8, Tasks: 1},
+		Lease: durationpb.New(time.Minute), HeartbeatInterval: durationpb.New(time.Second)}, nil
+}
+
+func (c *cuttingCoordinator) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
+	if _, err := stream.Recv(); err != nil {
+		return err
+	}
+	return status.Error(c.code, "too many messages")
+}
+
+// TestRefusedStreamStops: a worker whose Work stream the coordinator ends
+// with ResourceExhausted stops with ErrRefused after one Join, while one
+// cut off by Unavailable joins again.
+func TestRefusedStreamStops(t *testing.T) {
+	for _, tc := range []struct {
+		code    codes.Code
+		refused bool
+	}{
+		{codes.ResourceExhausted, true},
+		{codes.InvalidArgument, true},
+		{codes.Unavailable, false},
+	} {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := grpc.NewServer()
+		fake := &cuttingCoordinator{code: tc.code}
+		nqueenspb.RegisterCoordinatorServiceServer(srv, fake)
+		go srv.Serve(lis)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err = worker.Run(ctx, worker.Config{Join: lis.Addr().String(), Slots: 1, JoinTimeout: eventTimeout}, hclog.NewNullLogger())
+		cancel()
+		srv.Stop()
+		switch {
+		case tc.refused && (!errors.Is(err, worker.ErrRefused) || fake.joins.Load() != 1):
+			t.Errorf("stream ended with %v: Run = %v after %d joins, want ErrRefused after 1", tc.code, err, fake.joins.Load())
+		case !tc.refused && (err != nil || fake.joins.Load() < 2):
+			t.Errorf("stream ended with %v: Run = %v after %d joins, want nil (stopped by its context) after joining again", tc.code, err, fake.joins.Load())
+		}
 	}
 }
