@@ -35,6 +35,9 @@ type bucketSizes struct {
 	// per 8 KiB bucket buffer made add 45% slower (29 ns a record at
 	// N=16 against 20); 4 MiB gained nothing over 1 MiB.
 	spill int
+	// records keeps n-byte records even for n <= packedMaxN (tests: the
+	// path of the larger boards, on boards small enough to list).
+	records bool
 	// chunk is the most bytes writeSorted hands to write at once, rounded
 	// down to whole records: large enough that the caller's per-call cost
 	// vanishes, far under gRPC's 4 MiB message limit if it forwards them.
@@ -125,7 +128,7 @@ func newBucketSortSizes(dir string, n int, sizes bucketSizes) (*bucketSort, erro
 	if n < 1 || n > solver.MaxN {
 		return nil, fmt.Errorf("bucket sort: n=%d, want 1..%d", n, solver.MaxN)
 	}
-	keyed, w, buckets := n <= packedMaxN, n, n*n
+	keyed, w, buckets := n <= packedMaxN && !sizes.records, n, n*n
 	if keyed {
 		// The top byte of a key holds rows 0 and 1: the bucket.
 		w, buckets = 8, 256
@@ -600,9 +603,10 @@ func radixSort56(keys, tmp []uint64, counts *radixCounts) []uint64 {
 	return src
 }
 
-// bucketBigKey orders one record of n > packedMaxN columns: key holds rows
-// 2..9 (row 2 in the high byte), which settle almost every comparison; i is
-// the record's index.
+// bucketBigKey orders one record of n > packedMaxN columns (or fewer, with
+// bucketSizes.records): key holds rows 2..9 (row 2 in the high byte, zero
+// bytes past row n-1), which settle almost every comparison; i is the
+// record's index.
 type bucketBigKey struct {
 	key uint64
 	i   int
@@ -614,14 +618,17 @@ func (b *bucketSort) sortBig(s *bucketSlot) ([]byte, error) {
 	data := s.data
 	count := len(data) / n
 	s.big = growBucketBuf(s.big, count, s.largest, n)
+	lo, hi := min(2, n), min(10, n) // the rows in the key
 	for k := range s.big {
-		s.big[k] = bucketBigKey{key: binary.BigEndian.Uint64(data[k*n+2:]), i: k}
+		var key [8]byte
+		copy(key[:], data[k*n+lo:k*n+hi])
+		s.big[k] = bucketBigKey{key: binary.BigEndian.Uint64(key[:]), i: k}
 	}
 	slices.SortFunc(s.big, func(x, y bucketBigKey) int {
 		if c := cmp.Compare(x.key, y.key); c != 0 {
 			return c
 		}
-		return bytes.Compare(data[x.i*n+10:x.i*n+n], data[y.i*n+10:y.i*n+n])
+		return bytes.Compare(data[x.i*n+hi:x.i*n+n], data[y.i*n+hi:y.i*n+n])
 	})
 	s.out = growBucketBuf(s.out, len(data), s.largest, 1)
 	for k, bk := range s.big {

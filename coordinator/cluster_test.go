@@ -269,16 +269,20 @@ func TestSolutionsOrder(t *testing.T) {
 	checkLeaks(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
-		n      int
-		unique bool
-		format render.Format
+		n       int
+		unique  bool
+		format  render.Format
+		records bool // the byte records of boards above 16
 	}{
-		{10, false, render.Cols},
-		{9, true, render.Board},
-		{6, false, render.Coords},
-		{3, false, render.Cols},
+		{10, false, render.Cols, false},
+		{10, false, render.Cols, true},
+		{9, true, render.Board, false},
+		{9, true, render.Cols, true},
+		{6, false, render.Coords, false},
+		{3, false, render.Cols, false},
 	} {
 		cfg := testConfig(tc.n, 3)
+		cfg.testRecords = tc.records
 		cfg.Unique = tc.unique
 		cfg.Format = tc.format
 		cfg.Solutions = filepath.Join(dir, "out.txt")
@@ -289,7 +293,7 @@ func TestSolutionsOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		if want := sequential(t, tc.n, tc.unique, tc.format); !bytes.Equal(got, want) {
-			t.Errorf("n=%d unique=%v %s: the cluster's listing (%d bytes) differs from the sequential one (%d bytes)", tc.n, tc.unique, tc.format, len(got), len(want))
+			t.Errorf("n=%d unique=%v %s records=%v: the cluster's listing (%d bytes) differs from the sequential one (%d bytes)", tc.n, tc.unique, tc.format, tc.records, len(got), len(want))
 		}
 		if s.Solutions != known[tc.n].total || s.Unique != known[tc.n].unique {
 			t.Errorf("n=%d: %d solutions %d fundamental, want %d %d", tc.n, s.Solutions, s.Unique, known[tc.n].total, known[tc.n].unique)

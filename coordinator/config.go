@@ -122,6 +122,9 @@ type Config struct {
 
 	testJob  func(*job) // tests: called once the job's scheduler exists
 	maxConns int        // tests: lowers maxConnections
+	// testRecords makes the listing sort n-byte records, the path of n
+	// above 16, on a board small enough to test.
+	testRecords bool
 }
 
 // NewConfig returns a Config with the command line's defaults for board n.

@@ -36,7 +36,7 @@ type publisher struct {
 	sorted   *bucketSort
 	block    []byte   // sortIn's read buffer
 	images   []byte   // sortIn's classes of one block
-	keys     []uint64 // the same as keys (n <= packedMaxN)
+	keys     []uint64 // the same as keys (keyed bucket sorts)
 
 	mu sync.Mutex
 	// mu guards queue, taken, writing, written and total.
@@ -48,8 +48,8 @@ type publisher struct {
 	notify  chan struct{}
 }
 
-func newPublisher(dir string, n, tasks int, unique bool, sink Sink) (*publisher, error) {
-	sorted, err := newBucketSort(dir, n)
+func newPublisher(dir string, n, tasks int, unique bool, sink Sink, sizes bucketSizes) (*publisher, error) {
+	sorted, err := newBucketSortSizes(dir, n, sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (p *publisher) run(ctx context.Context) error {
 		p.written = written
 		p.mu.Unlock()
 	}
-	if ns, ok := p.sink.(nibbleSink); ok && p.n <= packedMaxN {
+	if ns, ok := p.sink.(nibbleSink); ok && p.sorted.keyed {
 		return p.sorted.writeSortedKeys(func(keys []uint64) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -155,7 +155,7 @@ func (p *publisher) sortIn(path string) error {
 		if got%n != 0 {
 			return fmt.Errorf("spill file %s ends inside a solution", path)
 		}
-		if n <= packedMaxN {
+		if p.sorted.keyed {
 			keys = keys[:0]
 			for i := 0; i < got; i += n {
 				keys = appendClassKeys(keys, block[i:i+n], p.unique)

@@ -148,7 +148,9 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 		}
 		defer os.RemoveAll(dir)
 		spillDir = dir
-		pub, err := newPublisher(dir, j.plan.N, len(j.plan.Tasks), j.plan.Kind == solver.KindUnique, j.sink)
+		sizes := defaultBucketSizes
+		sizes.records = cfg.testRecords
+		pub, err := newPublisher(dir, j.plan.N, len(j.plan.Tasks), j.plan.Kind == solver.KindUnique, j.sink, sizes)
 		if err != nil {
 			lis.Close()
 			j.sink.Close(0)
