@@ -18,12 +18,15 @@
 // ChartWidth × ChartHeight PNG chart of mean time (log scale) against k, one
 // line per N. Progress goes to stderr every few seconds.
 //
-// Reproducibility: one math/rand/v2 PCG generator, seeded once from --seed
-// (rand.NewPCG(seed, seed)), serves every trial in a fixed order (N
-// ascending, then k ascending), so the same flags and seed give the same
-// failure counts; re-seeding per attempt, as the original course experiment
-// did from the clock, would repeat the same attempts and make the table
-// meaningless. Times are wall-clock means and vary with the machine.
+// Reproducibility: every (N, k) cell has its own math/rand/v2 PCG
+// generator, seeded once from --seed, N and k (rand.NewPCG(seed,
+// N<<32|k)), so the same flags and seed give the same failure counts
+// whatever the machine and however the cells are spread over its cores
+// (--parallel, one goroutine per core by default, the largest boards
+// first); re-seeding per attempt, as the original course experiment did
+// from the clock, would repeat the same attempts and make the table
+// meaningless. Times are wall-clock means and vary with the machine (and a
+// little with the other cells running beside them).
 //
 // The chart uses gonum.org/v1/plot: log axes with decade ticks, a legend and
 // a PNG backend in pure Go.

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -9,8 +10,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/nqueens/internal/cli"
@@ -58,7 +63,7 @@ Studies:
              Run "coordinator study lasvegas -h" for its flags.
 `
 
-const lasVegasUsage = `Usage: coordinator study lasvegas [--n A:B] [--trials T] [--seed S] [--k K|A:B|all] [--csv FILE] [--plot FILE.png]
+const lasVegasUsage = `Usage: coordinator study lasvegas [--n A:B] [--trials T] [--seed S] [--k K|A:B|all] [--parallel P] [--csv FILE] [--plot FILE.png]
 
 For every board size N in the range and every k (default all, 0..N), runs the
 Las Vegas method T times: the queens of rows 1..k go to random safe columns,
@@ -66,9 +71,10 @@ rows k+1..N are filled by backtracking, a failed attempt starts over. It prints
 a Markdown table of the mean failed attempts before the first solution and the
 mean time to it, then the fastest k for each N.
 
-One random generator (PCG, seeded once from --seed) serves the whole study, in
-the order N ascending, then k ascending, so the same flags and seed give the
-same failure counts on every machine; times depend on the machine.
+Each (N, k) has its own random generator (PCG, seeded once from --seed, N and
+k), so the cells run on every core at once and the same flags and seed give
+the same failure counts on every machine, whatever --parallel; times depend on
+the machine.
 
 k = 0 is plain backtracking (no randomness, no failures); k near N is almost
 pure random placement (many failures, each cheap).
@@ -82,6 +88,7 @@ type config struct {
 	kLo, kHi int // kHi < 0: up to N
 	trials   int
 	seed     uint64
+	parallel int
 	csvPath  string
 	plotPath string
 }
@@ -111,7 +118,8 @@ func parseLasVegas(args []string, stderr io.Writer) (config, error) {
 	nFlag := fs.String("n", DefaultRange, "board sizes: `A:B` (inclusive) or one N; each N is 4.."+strconv.Itoa(solver.MaxSingleN))
 	kFlag := fs.String("k", "all", "random rows: `K`, a range A:B, or all (0..N); k above N is skipped for that N")
 	trials := fs.Int("trials", DefaultTrials, "trials per (N, k); each trial runs until its first solution")
-	seed := fs.Uint64("seed", DefaultSeed, "seed of the one PCG generator of the study")
+	seed := fs.Uint64("seed", DefaultSeed, "seed of the study's PCG generators, one per (N, k)")
+	parallel := fs.Int("parallel", 0, "(N, k) cells studied at once, `P` goroutines (0: one per core)")
 	csvPath := fs.String("csv", "", "also write the table as CSV to `FILE` (n,k,trials,mean_failures,mean_time_us)")
 	plotPath := fs.String("plot", "", fmt.Sprintf("draw mean time against k, one line per N, as a %d×%d PNG to `FILE.png`", ChartWidth, ChartHeight))
 	if err := cli.Parse(fs, args, stderr, lasVegasUsage); err != nil {
@@ -120,7 +128,10 @@ func parseLasVegas(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	c := config{trials: *trials, seed: *seed, csvPath: *csvPath, plotPath: *plotPath}
+	c := config{trials: *trials, seed: *seed, parallel: *parallel, csvPath: *csvPath, plotPath: *plotPath}
+	if c.parallel < 0 {
+		return config{}, fmt.Errorf("--parallel %d: want 0 (one per core) or more", c.parallel)
+	}
 	var err error
 	if c.nLo, c.nHi, err = parseRange(*nFlag); err != nil {
 		return config{}, fmt.Errorf("--n: %w", err)
@@ -193,7 +204,7 @@ func mainLasVegas(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		defer plotFile.Close()
 	}
 
-	results, err := Run(ctx, cfg.cells(), cfg.trials, cfg.seed, stderr)
+	results, err := Run(ctx, cfg.cells(), cfg.trials, cfg.seed, cfg.parallel, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "study lasvegas: %v\n", err)
 		return 1
@@ -223,45 +234,115 @@ func mainLasVegas(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
-// Run studies every cell in order with one PCG generator seeded from seed,
-// trials times each. It reports progress on progress (nil: none) every few
-// seconds and stops early when ctx ends.
-func Run(ctx context.Context, cells []Cell, trials int, seed uint64, progress io.Writer) ([]solver.Study, error) {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	start := time.Now()
-	last := start
-	out := make([]solver.Study, 0, len(cells))
-	for i, c := range cells {
-		var failures float64
-		var elapsed time.Duration
-		for done := 0; done < trials; {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("interrupted at N=%d k=%d: %w", c.N, c.K, err)
-			}
-			m := min(chunk, trials-done)
-			s, err := solver.StudyLasVegas(c.N, c.K, m, rng)
-			if err != nil {
-				return nil, fmt.Errorf("N=%d k=%d: %w", c.N, c.K, err)
-			}
-			failures += s.MeanFailures * float64(m)
-			elapsed += s.MeanTime * time.Duration(m)
-			done += m
-			if progress != nil && time.Since(last) >= progressEvery {
-				last = time.Now()
-				fmt.Fprintf(progress, "lasvegas: N=%d k=%d trial %d/%d, cell %d of %d, %s elapsed\n",
-					c.N, c.K, done, trials, i+1, len(cells), time.Since(start).Round(time.Second))
+// Run studies every cell trials times, on parallel goroutines (0: one per
+// core), and returns the results in the order of cells. Each cell draws
+// from its own PCG generator seeded from seed, N and k, so the failure
+// counts depend on the arguments alone, not on the schedule. The largest
+// boards go first, so no long cell is left for the end. Run reports
+// progress on progress (nil: none) every few seconds and stops early when
+// ctx ends.
+func Run(ctx context.Context, cells []Cell, trials int, seed uint64, parallel int, progress io.Writer) ([]solver.Study, error) {
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error // the first cell's error; it stops the others
+	)
+	order := make([]int, len(cells))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(cells[y].N, cells[x].N) })
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for _, i := range order {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
 			}
 		}
-		out = append(out, solver.Study{
-			N: c.N, K: c.K, Trials: trials,
-			MeanFailures: failures / float64(trials),
-			MeanTime:     elapsed / time.Duration(trials),
-		})
+	}()
+	out := make([]solver.Study, len(cells))
+	var done, trialsDone atomic.Int64 // cells and trials finished
+	var wg sync.WaitGroup
+	for range min(parallel, len(cells)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				s, err := studyCell(ctx, cells[i], trials, seed, &trialsDone)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				out[i] = s
+				done.Add(1)
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	start := time.Now()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for waiting := true; waiting; {
+		select {
+		case <-finished:
+			waiting = false
+		case <-tick.C:
+			if progress != nil {
+				fmt.Fprintf(progress, "lasvegas: %d of %d trials, %d of %d cells done, %s elapsed\n",
+					trialsDone.Load(), len(cells)*trials, done.Load(), len(cells), time.Since(start).Round(time.Second))
+			}
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted: %w", err)
 	}
 	if progress != nil && time.Since(start) >= progressEvery {
 		fmt.Fprintf(progress, "lasvegas: %d cells done in %s\n", len(cells), time.Since(start).Round(time.Millisecond))
 	}
 	return out, nil
+}
+
+// studyCell runs one cell's trials with its own generator, looking at ctx
+// and adding to progress every chunk trials.
+func studyCell(ctx context.Context, c Cell, trials int, seed uint64, progress *atomic.Int64) (solver.Study, error) {
+	rng := rand.New(rand.NewPCG(seed, uint64(c.N)<<32|uint64(c.K)))
+	var failures float64
+	var elapsed time.Duration
+	for done := 0; done < trials; {
+		if err := ctx.Err(); err != nil {
+			return solver.Study{}, fmt.Errorf("interrupted at N=%d k=%d: %w", c.N, c.K, err)
+		}
+		m := min(chunk, trials-done)
+		s, err := solver.StudyLasVegas(c.N, c.K, m, rng)
+		if err != nil {
+			return solver.Study{}, fmt.Errorf("N=%d k=%d: %w", c.N, c.K, err)
+		}
+		failures += s.MeanFailures * float64(m)
+		elapsed += s.MeanTime * time.Duration(m)
+		done += m
+		progress.Add(int64(m))
+	}
+	return solver.Study{
+		N: c.N, K: c.K, Trials: trials,
+		MeanFailures: failures / float64(trials),
+		MeanTime:     elapsed / time.Duration(trials),
+	}, nil
 }
 
 // micros is a duration in microseconds.
