@@ -152,8 +152,6 @@ func (bd *board) list(start int, cm, l, r uint32, p *[MaxN]int, yield func() boo
 	l2 := k - 2 // the level whose two completions are tried directly
 	fx2, s2, fxl := bd.fx[l2&31], bd.sh[l2&31]&31, bd.fx[(k-1)&31]
 	row2, rowL := bd.rows[l2&31]&31, bd.rows[(k-1)&31]&31
-	l3 := k - 3 // the level searched by an inner loop, as in count
-	fx3, s3, row3 := bd.fx[l3&31], bd.sh[l3&31]&31, bd.rows[l3&31]&31
 	i := start
 	a := all &^ (cm | l | r | bd.fx[i&31])
 	for {
@@ -172,47 +170,6 @@ func (bd *board) list(start int, cm, l, r uint32, p *[MaxN]int, yield func() boo
 		ncm := cm | bit
 		nl := (l | bit) << s
 		nr := (r | bit) >> s
-		if i+1 == l3 {
-			f3 := all &^ ncm
-			for a3 := f3 &^ (nl | nr | fx3); a3 != 0; {
-				b3 := a3 & -a3
-				a3 ^= b3
-				nodes++
-				l3m, r3m := (nl|b3)<<s3, (nr|b3)>>s3
-				f := f3 ^ b3
-				lo := f & -f
-				hi := f ^ lo
-				av := f &^ (l3m | r3m | fx2)
-				fitLo, fitHi := av&lo, av&hi
-				endLo := hi &^ (((l3m | lo) << s2) | ((r3m | lo) >> s2) | fxl)
-				endHi := lo &^ (((l3m | hi) << s2) | ((r3m | hi) >> s2) | fxl)
-				nodes += uint64(nz(fitLo) + nz(fitHi))
-				okLo, okHi := nz(fitLo)&nz(endLo), nz(fitHi)&nz(endHi)
-				if okLo|okHi == 0 {
-					continue
-				}
-				// The columns of the rows above, from the stack.
-				sc[i&31] = cm
-				for j := start; j < i; j++ {
-					p[bd.rows[j&31]&31] = bitIndex(sc[(j+1)&31] ^ sc[j&31])
-				}
-				p[bd.rows[i&31]&31] = bitIndex(bit)
-				p[row3] = bitIndex(b3)
-				if okLo != 0 {
-					p[row2], p[rowL] = bitIndex(lo), bitIndex(hi)
-					if !yield() {
-						return nodes, true
-					}
-				}
-				if okHi != 0 {
-					p[row2], p[rowL] = bitIndex(hi), bitIndex(lo)
-					if !yield() {
-						return nodes, true
-					}
-				}
-			}
-			continue
-		}
 		if i+1 == l2 {
 			// The two columns left, lo and hi, in either order.
 			f := all &^ ncm
