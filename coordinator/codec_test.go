@@ -216,3 +216,28 @@ func FuzzBatchChecker(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendClassKeys16: at N=16 the keys use all 64 bits (no padding);
+// they must still be the packed images, for the first representatives.
+func TestAppendClassKeys16(t *testing.T) {
+	const n = 16
+	var reps [][]byte
+	solver.ListTask(n, solver.Task{}, func(cols []int) bool {
+		reps = append(reps, packCols(cols))
+		return len(reps) < 3000
+	})
+	for _, rep := range reps {
+		for _, unique := range []bool{false, true} {
+			sols := appendClass(nil, rep, unique)
+			keys := appendClassKeys(nil, rep, unique)
+			if len(keys) != len(sols)/n {
+				t.Fatalf("%v unique=%v: %d keys for %d images", rep, unique, len(keys), len(sols)/n)
+			}
+			for k, key := range keys {
+				if want := packNibbles(sols[k*n : (k+1)*n]); key != want {
+					t.Fatalf("%v unique=%v: key %d = %#x, want %#x", rep, unique, k, key, want)
+				}
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 	"sync"
@@ -196,26 +197,22 @@ func (p *publisher) cleanup() {
 
 // appendClassKeys is appendClass for n <= packedMaxN, with the solutions
 // as keys (packNibbles): they are made in registers and sorted as they are.
+// Only two keys are packed, the solution's and its inverse permutation's
+// (the transpose, image 6); the others follow by reversing the rows
+// (reverseNibbles) and reflecting the columns (each nibble c -> m-c, one
+// subtraction from m in every row, with no borrows).
 func appendClassKeys(dst []uint64, sol []byte, unique bool) []uint64 {
 	n := len(sol)
-	m := byte(n - 1)
+	m := uint64(n - 1)
 	var inv [packedMaxN]byte
 	for r, c := range sol {
 		inv[c&15] = byte(r)
 	}
-	var k0, k1, k2, k3, k4, k5, k6, k7 uint64
-	for x := range n {
-		y := (n - 1 - x) & 15
-		sh := uint(60 - 4*x)
-		k0 |= uint64(sol[x]) << sh
-		k1 |= uint64(m-inv[x&15]) << sh
-		k2 |= uint64(m-sol[y]) << sh
-		k3 |= uint64(inv[y]) << sh
-		k4 |= uint64(m-sol[x]) << sh
-		k5 |= uint64(sol[y]) << sh
-		k6 |= uint64(inv[x&15]) << sh
-		k7 |= uint64(m-inv[y]) << sh
-	}
+	pad := uint(4 * (packedMaxN - n)) // the unused low nibbles
+	ms := (m * 0x1111111111111111) &^ (1<<pad - 1)
+	k0, k6 := packNibbles(sol), packNibbles(inv[:n])
+	k5, k3 := reverseNibbles(k0)<<pad, reverseNibbles(k6)<<pad
+	k1, k2, k4, k7 := ms-k6, ms-k5, ms-k0, ms-k3
 	// The distinct images, as in appendClass.
 	var keep []uint64
 	switch all := [8]uint64{k0, k1, k2, k3, k4, k5, k6, k7}; {
@@ -232,6 +229,12 @@ func appendClassKeys(dst []uint64, sol []byte, unique bool) []uint64 {
 		return append(dst, slices.Min(keep))
 	}
 	return append(dst, keep...)
+}
+
+// reverseNibbles reverses the order of the 16 nibbles of x.
+func reverseNibbles(x uint64) uint64 {
+	x = bits.ReverseBytes64(x)
+	return (x&0x0f0f0f0f0f0f0f0f)<<4 | (x>>4)&0x0f0f0f0f0f0f0f0f
 }
 
 // appendClass appends to dst the solutions of the symmetry class of the
