@@ -206,3 +206,21 @@ func FuzzListTask(f *testing.F) {
 		}
 	})
 }
+
+// TestListTaskTotals: over a whole board, the representatives and their
+// classes add up to the known counts (to N=13; -long to N=16).
+func TestListTaskTotals(t *testing.T) {
+	for _, k := range known {
+		if k.n > 16 || k.n > 13 && !*long {
+			continue
+		}
+		var reps uint64
+		c, err := ListTask(k.n, Task{}, func([]int) bool { reps++; return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Total != k.total || c.Unique != k.unique || reps != k.unique {
+			t.Errorf("ListTask(%d) = %d total, %d unique, %d yielded; want %d, %d", k.n, c.Total, c.Unique, reps, k.total, k.unique)
+		}
+	}
+}
