@@ -38,7 +38,8 @@ func main() {
 const usageHead = `Usage: worker --join HOST:PORT [flags]
 
 Joins an nqueens coordinator and runs the tasks it leases, one per slot.
-Exit status: 0 job done or stopped by a signal, 1 cannot join or failed, 2 bad usage.
+Exit status: 0 job done or stopped by a signal, 1 cannot join, refused (a bad
+token, or cut off for breaking a limit) or failed, 2 bad usage.
 
 Flags:
 `
