@@ -371,7 +371,6 @@ func TestBadConfig(t *testing.T) {
 		{"format", func(c *Config) { c.Format = "png"; c.Solutions = "-" }, "unknown format"},
 		{"method", func(c *Config) { c.First = true; c.Method = "guess" }, "unknown --method"},
 		{"verify range", func(c *Config) { c.VerifyFraction = 1.5 }, "--verify-fraction 1.5 out of range"},
-		{"verify listing", func(c *Config) { c.VerifyFraction = 0.5; c.Solutions = "-" }, "counting only"},
 	} {
 		cfg := testConfig(8, 1)
 		tc.edit(&cfg)

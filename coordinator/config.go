@@ -193,9 +193,6 @@ func (c Config) Validate() error {
 	if c.VerifyFraction < 0 || c.VerifyFraction > 1 || c.VerifyFraction != c.VerifyFraction {
 		return usageErr("--verify-fraction %v out of range 0..1", c.VerifyFraction)
 	}
-	if c.VerifyFraction > 0 && c.kind() != solver.KindCount {
-		return usageErr("--verify-fraction works for counting only, not with --unique or listings")
-	}
 	if c.VerifyFraction > 0 && (c.Journal != nil || c.OpenJournal != nil) {
 		// A quarantine takes commits back, which an append-only journal
 		// cannot record.

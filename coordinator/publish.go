@@ -30,9 +30,14 @@ type Sink interface {
 // bucketSort as tasks commit, and once every task is in, writes them to the
 // sink in lexicographic order. Memory stays bounded: the bucketSort keeps
 // its solutions on disk.
+//
+// With verification on, a commit may be taken back (a quarantine), so the
+// publisher keeps the files aside until final closes (every task committed
+// and verified) and sorts them in then.
 type publisher struct {
 	n, tasks int
-	unique   bool // list the canonical solution of each class only
+	unique   bool            // list the canonical solution of each class only
+	final    <-chan struct{} // when not nil: sort nothing in before it closes
 	sink     Sink
 	sorted   *bucketSort
 	block    []byte   // sortIn's read buffer
@@ -41,9 +46,9 @@ type publisher struct {
 
 	mu sync.Mutex
 	// mu guards queue, taken, writing, written and total.
-	queue   []string // committed tasks' spill files not yet sorted in ("" = no solutions)
-	taken   int      // tasks taken from queue
-	writing bool     // every task is in; the sink is being written
+	queue   map[int]string // committed tasks' spill files not yet sorted in ("" = no solutions)
+	taken   int            // tasks taken from queue
+	writing bool           // every task is in; the sink is being written
 	written uint64
 	total   uint64 // solutions to write, once writing
 	notify  chan struct{}
@@ -54,18 +59,28 @@ func newPublisher(dir string, n, tasks int, unique bool, sink Sink, sizes bucket
 	if err != nil {
 		return nil, err
 	}
-	return &publisher{n: n, tasks: tasks, unique: unique, sink: sink, sorted: sorted, notify: make(chan struct{}, 1)}, nil
+	return &publisher{n: n, tasks: tasks, unique: unique, sink: sink, sorted: sorted,
+		queue: make(map[int]string), notify: make(chan struct{}, 1)}, nil
 }
 
 // add is the scheduler's published hook: it must not block.
 func (p *publisher) add(index int, path string) {
 	p.mu.Lock()
-	p.queue = append(p.queue, path)
+	p.queue[index] = path
 	p.mu.Unlock()
 	select {
 	case p.notify <- struct{}{}:
 	default:
 	}
+}
+
+// revoke is the scheduler's revoked hook: task index goes back to the
+// queue, and its file is dropped. It must not block.
+func (p *publisher) revoke(index int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	removeSpill(p.queue[index])
+	delete(p.queue, index)
 }
 
 // progress reports whether the sink is being written, and how many of how
@@ -79,16 +94,26 @@ func (p *publisher) progress() (writing bool, written, total uint64) {
 // run sorts in every task's solutions as it commits, then writes the
 // listing, until done or ctx ends.
 func (p *publisher) run(ctx context.Context) error {
+	if p.final != nil {
+		select {
+		case <-p.final:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	for {
 		p.mu.Lock()
-		queue := p.queue
-		p.queue = nil
+		var queue []string
+		for i, path := range p.queue {
+			queue = append(queue, path)
+			delete(p.queue, i)
+		}
 		p.taken += len(queue)
 		all := p.taken == p.tasks
 		p.mu.Unlock()
 		for i, path := range queue {
 			if err := p.sortIn(path); err != nil {
-				for _, rest := range queue[i:] {
+				for _, rest := range queue[i+1:] {
 					removeSpill(rest)
 				}
 				return err
@@ -96,6 +121,9 @@ func (p *publisher) run(ctx context.Context) error {
 		}
 		if all {
 			break
+		}
+		if p.final != nil {
+			return fmt.Errorf("listing: %d of %d tasks published once the job was done", p.taken, p.tasks)
 		}
 		select {
 		case <-p.notify:
@@ -188,10 +216,10 @@ func removeSpill(path string) {
 func (p *publisher) cleanup() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, path := range p.queue {
+	for i, path := range p.queue {
 		removeSpill(path)
+		delete(p.queue, i)
 	}
-	p.queue = nil
 	p.sorted.close()
 }
 

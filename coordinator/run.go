@@ -156,8 +156,11 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 			j.sink.Close(0)
 			return Summary{}, fmt.Errorf("spill folder: %w", err)
 		}
+		if cfg.VerifyFraction > 0 {
+			pub.final = j.sched.done
+		}
 		j.pub = pub
-		j.sched.published = j.pub.add
+		j.sched.published, j.sched.revoked = j.pub.add, j.pub.revoke
 	}
 	for i, c := range cfg.Restored {
 		if err := j.sched.restore(i, c); err != nil {

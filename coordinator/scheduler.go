@@ -84,7 +84,10 @@ type scheduler struct {
 	journaling  sync.WaitGroup // Journal.Commit calls in flight
 	// published receives each committed task index with its spilled
 	// solutions (want only); it is called under mu and must not block.
-	published   func(index int, path string)
+	published func(index int, path string)
+	// revoked takes back a published task that goes back to the queue
+	// (a quarantine); called under mu, must not block.
+	revoked     func(index int)
 	msgRate     float64        // Work messages per second per worker (limits.go)
 	maxSessions int            // joined workers at most (maxSessions; tests lower it)
 	verifyFrac  float64        // fraction of committed tasks verified on another worker
@@ -210,7 +213,9 @@ func (s *scheduler) attach(id string, credits uint32) (*session, error) {
 		}
 	}
 	s.peak = max(s.peak, live)
-	if s.draining || s.err != nil || s.committed == len(s.tasks) {
+	// While a verification is pending the job is not over: it may send
+	// tasks back to the queue (a quarantine), and this worker may verify.
+	if s.draining || s.err != nil || s.committed == len(s.tasks) && s.pendingVerify == 0 {
 		sess.out.push(drainMsg("job is over"))
 		return sess, nil
 	}

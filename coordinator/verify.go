@@ -16,8 +16,10 @@ import (
 // committed go back to the queue to be computed elsewhere. When no other
 // worker is attached to verify a task, the coordinator verifies it itself.
 // The job is done when every task is committed and every sampled task
-// verified. Verification applies to count plans only: a listing already
-// published cannot be taken back.
+// verified. In a listing the truth is ListTask's counts, and a task whose
+// committer lied is computed again by a worker (its spilled solutions came
+// with the lie); the publisher sorts nothing in before the job is done, so
+// a quarantine can take back every task it published.
 
 // verifyState is where a task stands in verification.
 type verifyState uint8
@@ -101,7 +103,13 @@ func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Coun
 	s.truths.Add(1)
 	go func() {
 		defer s.truths.Done()
-		truth, err := solver.CountTask(n, task)
+		var truth solver.Counts
+		var err error
+		if s.want {
+			truth, err = solver.ListTask(n, task, func([]int) bool { return true })
+		} else {
+			truth, err = solver.CountTask(n, task)
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if err != nil {
@@ -137,7 +145,11 @@ func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session
 	}
 	same := func(c solver.Counts) bool { return c.Total == truth.Total && c.Unique == truth.Unique }
 	committer := t.committer
-	if reported := t.counts; !same(reported) {
+	if reported := t.counts; !same(reported) && s.want && committer != nil {
+		// The listing needs the task's solutions: the quarantine sends it
+		// back to the queue with the committer's other tasks.
+		s.quarantineLocked(committer, fmt.Sprintf("task %d: reported total %d unique %d, the truth is %d and %d", idx, reported.Total, reported.Unique, truth.Total, truth.Unique))
+	} else if !same(reported) {
 		s.solutions = s.solutions - reported.Total + truth.Total
 		t.counts = truth
 		t.committer = nil // the coordinator's own result now
@@ -181,6 +193,9 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 		}
 		t.committed, t.committer = false, nil
 		s.committed--
+		if s.revoked != nil {
+			s.revoked(i)
+		}
 		s.solutions -= t.counts.Total
 		t.counts = solver.Counts{}
 		if t.verify != verifyNone {

@@ -1,10 +1,15 @@
 package coordinator
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/render"
+	"github.com/nqueens/nqueens/solver"
 )
 
 // TestLyingWorkerQuarantined: a worker that reports wrong counts gets them
@@ -52,5 +57,96 @@ func TestVerifyAlone(t *testing.T) {
 	checkTotal(t, s, nil, 9)
 	if s.Verified == 0 || s.Verified >= uint64(s.Tasks) || s.Quarantined != 0 {
 		t.Errorf("verified %d of %d tasks, quarantined %d; want about half, none", s.Verified, s.Tasks, s.Quarantined)
+	}
+}
+
+// TestLyingListerQuarantined: in a listing, a worker that leaves out a
+// class representative and reports counts to match passes the batch
+// checks and commits; --verify-fraction 1 catches it, the task is listed
+// again by an honest worker, and the file is exact.
+func TestLyingListerQuarantined(t *testing.T) {
+	checkLeaks(t)
+	dir := t.TempDir()
+	cfg := testConfig(10, 0)
+	cfg.Depth = 0 // one task: the liar's
+	cfg.VerifyFraction = 1
+	cfg.Solutions = filepath.Join(dir, "out.txt")
+	cfg.SpillDir = dir
+	logger, logs := bufLogger()
+	r := startJobLog(t, context.Background(), cfg, logger)
+	defer func() {
+		if t.Failed() {
+			t.Log(logs.String())
+		}
+	}()
+	liar := dialRaw(t, r.addr)
+	liar.ready(1)
+	a := liar.next("assign").GetAssign()
+	// The lie: the 11th class representative is left out.
+	var packed []byte
+	var sent solver.Counts
+	_, err := solver.ListTask(10, solver.Task{}, func(cols []int) bool {
+		if sent.Unique++; sent.Unique == 11 {
+			sent.Unique--
+			return true
+		}
+		for _, c := range cols {
+			packed = append(packed, byte(c))
+		}
+		sent.Total += uint64(solver.ClassSize(cols))
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	liar.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: &nqueenspb.SolutionBatch{
+		TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Count: uint32(len(packed) / 10), Packed: packed}}})
+	liar.result(&nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Total: sent.Total, Unique: sent.Unique})
+	if got := liar.next("ack").GetAck().GetOutcome(); got != nqueenspb.Ack_OUTCOME_COMMITTED {
+		t.Fatalf("the liar's result: %v, want COMMITTED", got)
+	}
+	wait := startWorkers(context.Background(), r.addr)
+	if d := liar.next("drain").GetDrain(); d == nil {
+		t.Error("the liar was not drained")
+	}
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 10)
+	if s.Quarantined != 1 || s.Verified == 0 {
+		t.Errorf("quarantined %d, verified %d; want 1, at least 1", s.Quarantined, s.Verified)
+	}
+	got, err := os.ReadFile(cfg.Solutions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sequential(t, 10, false, render.Cols); !bytes.Equal(got, want) {
+		t.Errorf("the listing (%d bytes) differs from the sequential one (%d bytes)", len(got), len(want))
+	}
+	for _, err := range wait() {
+		if err != nil {
+			t.Errorf("honest worker: %v", err)
+		}
+	}
+}
+
+// TestVerifiedListing: with honest workers and half the tasks verified,
+// the listing waits for the verifications and comes out exact.
+func TestVerifiedListing(t *testing.T) {
+	checkLeaks(t)
+	dir := t.TempDir()
+	cfg := testConfig(9, 3)
+	cfg.VerifyFraction = 0.5
+	cfg.Solutions = filepath.Join(dir, "out.txt")
+	cfg.SpillDir = dir
+	s := runJob(t, cfg)
+	checkTotal(t, s, nil, 9)
+	if s.Verified == 0 || s.Quarantined != 0 {
+		t.Errorf("verified %d, quarantined %d; want some, none", s.Verified, s.Quarantined)
+	}
+	got, err := os.ReadFile(cfg.Solutions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sequential(t, 9, false, render.Cols); !bytes.Equal(got, want) {
+		t.Errorf("the listing (%d bytes) differs from the sequential one (%d bytes)", len(got), len(want))
 	}
 }
