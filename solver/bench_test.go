@@ -105,9 +105,9 @@ func BenchmarkPlainCount(b *testing.B) {
 	}
 }
 
-// BenchmarkSolutions measures the enumeration behind --solutions: every
-// solution yielded, nothing kept (scripts/bench_listing.sh times the whole
-// listing).
+// BenchmarkSolutions measures the plain enumeration of Solutions: every
+// solution yielded, nothing kept (listings go through ListTask; see
+// BenchmarkListTask and scripts/bench_listing.sh).
 func BenchmarkSolutions(b *testing.B) {
 	for _, n := range []int{12, 14} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {

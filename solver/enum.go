@@ -7,15 +7,9 @@ import "iter"
 // returns false, and then reports true. The prefix must be valid
 // (CheckPrefix).
 //
-// It is the counting loop's shape: the current row's masks in registers and
-// an explicit stack of fixed-size arrays for the rows above. The last five
-// rows are not pushed on the stack: three nested loops place rows n-5 to
-// n-3, and the last two rows, for which only two columns are left, are
-// finished without a search. The column of each row is written
-// into the reused array as its queen is placed.
-//
-// walk over N=14, one core: 224 ms with the stack down to row n-3, 177 ms
-// with four rows off the stack, 172 ms with five.
+// It is the plain bitmask backtracker with an explicit stack: the order of
+// the classic sequential programs, for learners and tests. Listing a whole
+// board goes through ListTask, an eighth of the search.
 func walk(n int, prefix []int, yield func([]int) bool) (stopped bool) {
 	all := uint32(1)<<n - 1
 	if n == 32 {
@@ -30,17 +24,16 @@ func walk(n int, prefix []int, yield func([]int) bool) (stopped bool) {
 		c, l, r = c|b, (l|b)<<1, (r|b)>>1
 	}
 	k := len(prefix)
-	if n-k < 6 {
-		return walkShort(n, k, cols, c, l, r, yield)
+	if k == n {
+		return !yield(cols)
 	}
 	var sa, sc, sl, sr [MaxN]uint32
-	l5, l4 := n-5, n-4 // rows l5.. are placed without the stack
 	i := k
 	a := all &^ (c | l | r)
 	for {
 		if a == 0 {
 			if i == k {
-				break
+				return false
 			}
 			i--
 			a, c, l, r = sa[i&31], sc[i&31], sl[i&31], sr[i&31]
@@ -49,89 +42,17 @@ func walk(n int, prefix []int, yield func([]int) bool) (stopped bool) {
 		bit := a & -a
 		a ^= bit
 		sol[i&31] = bitIndex(bit)
-		nc := c | bit
-		nl := (l | bit) << 1
-		nr := (r | bit) >> 1
-		if i+1 < l5 {
-			if na := all &^ (nc | nl | nr); na != 0 {
-				sa[i&31], sc[i&31], sl[i&31], sr[i&31] = a, c, l, r
-				i++
-				a, c, l, r = na, nc, nl, nr
-			}
-			continue
-		}
-		// Rows l5, l4 and l4+1 by three nested loops, the last two
-		// rows without a search.
-		f5 := all &^ nc
-		for a5 := f5 &^ (nl | nr); a5 != 0; {
-			v := a5 & -a5
-			a5 ^= v
-			l5m, r5m := (nl|v)<<1, (nr|v)>>1
-			sol[l5&31] = bitIndex(v)
-			f4 := f5 ^ v
-			for a4 := f4 &^ (l5m | r5m); a4 != 0; {
-				w := a4 & -a4
-				a4 ^= w
-				f3 := f4 ^ w
-				l3, r3 := (l5m|w)<<1, (r5m|w)>>1
-				for a3 := f3 &^ (l3 | r3); a3 != 0; {
-					x := a3 & -a3
-					a3 ^= x
-					o := f3 ^ x
-					lo := o & -o
-					hi := o ^ lo
-					// The last two rows, lo < hi left: bit 0 of ok says lo
-					// then hi fits, bit 1 hi then lo, computed without
-					// branches (a branchy test or a call measured slower).
-					l1, r1 := (l3|x)<<1, (r3|x)>>1
-					ok := 1 ^ nz(lo&(l1|r1)|hi&(((l1|lo)<<1)|((r1|lo)>>1))) |
-						(1^nz(hi&(l1|r1)|lo&(((l1|hi)<<1)|((r1|hi)>>1))))<<1
-					if ok == 0 {
-						continue
-					}
-					sol[l4&31], sol[(l4+1)&31] = bitIndex(w), bitIndex(x)
-					if ok&1 != 0 {
-						sol[(l4+2)&31], sol[(l4+3)&31] = bitIndex(lo), bitIndex(hi)
-						if !yield(cols) {
-							return true
-						}
-					}
-					if ok&2 != 0 {
-						sol[(l4+2)&31], sol[(l4+3)&31] = bitIndex(hi), bitIndex(lo)
-						if !yield(cols) {
-							return true
-						}
-					}
-				}
-			}
-		}
-	}
-	return false
-}
-
-// walkShort is walk for at most five free rows: a plain backtracker.
-func walkShort(n, k int, cols []int, c, l, r uint32, yield func([]int) bool) (stopped bool) {
-	all := uint32(1)<<n - 1
-	if n == 32 {
-		all = ^uint32(0)
-	}
-	if k == n {
-		return !yield(cols)
-	}
-	for a := all &^ (c | l | r); a != 0; a &= a - 1 {
-		bit := a & -a
-		cols[k] = bitIndex(bit)
-		if k+1 == n {
+		if i+1 == n {
 			if !yield(cols) {
 				return true
 			}
 			continue
 		}
-		if walkShort(n, k+1, cols, c|bit, (l|bit)<<1, (r|bit)>>1, yield) {
-			return true
-		}
+		sa[i&31], sc[i&31], sl[i&31], sr[i&31] = a, c, l, r
+		c, l, r = c|bit, (l|bit)<<1, (r|bit)>>1
+		i++
+		a = all &^ (c | l | r)
 	}
-	return false
 }
 
 // Solutions yields every solution of the n-board whose first rows are
