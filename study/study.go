@@ -214,8 +214,9 @@ func mainLasVegas(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	if csvFile != nil {
-		if err := WriteCSV(csvFile, results); err == nil {
-			err = csvFile.Close()
+		err := WriteCSV(csvFile, results)
+		if cerr := csvFile.Close(); err == nil {
+			err = cerr
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "study lasvegas: --csv: %v\n", err)
@@ -223,8 +224,9 @@ func mainLasVegas(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	if plotFile != nil {
-		if err := WriteChart(plotFile, results); err == nil {
-			err = plotFile.Close()
+		err := WriteChart(plotFile, results)
+		if cerr := plotFile.Close(); err == nil {
+			err = cerr
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "study lasvegas: --plot: %v\n", err)

@@ -186,3 +186,15 @@ func ExampleMain() {
 	// | 4 | 3 | 10 | 1.60 |
 	// | 4 | 4 | 10 | 0.80 |
 }
+
+// TestCSVWriteError: a CSV file that cannot be written (a full disk) is an
+// error with exit 1, not a silent success.
+func TestCSVWriteError(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	code, _, errOut := run(t, "lasvegas", "--n", "4", "--trials", "2", "--csv", "/dev/full")
+	if code != 1 || !strings.Contains(errOut, "--csv") || !strings.Contains(errOut, "no space left") {
+		t.Errorf("--csv /dev/full = exit %d, %q; want 1 and the write error", code, errOut)
+	}
+}
