@@ -98,7 +98,6 @@ const packedMaxN = 16
 type bucketSort struct {
 	n      int
 	keyed  bool // n <= packedMaxN: records are uint64 keys (packNibbles), 8 bytes little-endian
-	w      int  // bytes a record: 8 when keyed, else n
 	second int  // index of the second keyed row: 1, or 0 when n = 1 (one bucket)
 	sizes  bucketSizes
 	f      *os.File // the spill file; nil after close
@@ -147,7 +146,6 @@ func newBucketSortSizes(dir string, n int, sizes bucketSizes) (*bucketSort, erro
 	return &bucketSort{
 		n:      n,
 		keyed:  keyed,
-		w:      w,
 		second: second,
 		sizes:  sizes,
 		f:      f,
