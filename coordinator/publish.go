@@ -42,7 +42,7 @@ type publisher struct {
 	sorted   *bucketSort
 	block    []byte   // sortIn's read buffer
 	images   []byte   // sortIn's classes of one block
-	keys     []uint64 // the same as keys (keyed bucket sorts)
+	keys     []uint64 // the same, as keys (keyed bucket sorts)
 
 	mu sync.Mutex
 	// mu guards queue, taken, writing, written and total.
