@@ -5,9 +5,11 @@ package solver
 // seen from free row start). It is a bitmask backtracker with the current
 // row's masks in registers and an explicit stack of fixed-size arrays for
 // the rows above (no allocation, no store-to-load round trip per node).
-// The last two free rows are not searched but counted without branches:
-// only two columns are left for them, so there are at most two ways to
-// finish (see lastTwo).
+// The last three free rows are not searched level by level: only three
+// columns are left for them, so lastThree counts the at most six ways to
+// finish directly, without a stack level of their own. (Finishing the last
+// three rows rather than two saves about 10% at N=16 and N=17 when built
+// with GOAMD64=v3, 2-3% with the default v1.)
 func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 	k, all := bd.k, bd.all
 	cm |= bd.fcols
@@ -20,11 +22,16 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 		}
 		return 0, 0
 	case start == k-2:
-		return bd.lastTwo(cm, l, r)
+		s, nd := lastTwo(all&^cm, l, r, bd.fx[start], bd.sh[start]&31, bd.fx[start+1])
+		return uint64(s), uint64(nd)
+	case start == k-3:
+		fin := bd.finish()
+		s, nd := lastThree(all&^cm, l, r, &fin)
+		return uint64(s), uint64(nd)
 	}
 	var sa, sc, sl, sr [MaxN + 1]uint32
-	l2 := k - 2 // the level whose completions are counted directly
-	fx2, s2, fxl := bd.fx[l2&31], bd.sh[l2&31]&31, bd.fx[(k-1)&31]
+	l3 := k - 3 // the level whose completions are counted directly
+	fin := bd.finish()
 	i := start
 	a := all &^ (cm | l | r | bd.fx[i&31])
 	for {
@@ -43,17 +50,10 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 		ncm := cm | bit
 		nl := (l | bit) << s
 		nr := (r | bit) >> s
-		if i+1 == l2 {
-			// lastTwo, inlined: lo then hi, or hi then lo.
-			f := all &^ ncm
-			lo := f & -f
-			hi := f ^ lo
-			av := f &^ (nl | nr | fx2)
-			fitLo, fitHi := av&lo, av&hi
-			endLo := hi &^ (((nl | lo) << s2) | ((nr | lo) >> s2) | fxl)
-			endHi := lo &^ (((nl | hi) << s2) | ((nr | hi) >> s2) | fxl)
-			nodes += uint64(nz(fitLo) + nz(fitHi))
-			sols += uint64(nz(fitLo)&nz(endLo) + nz(fitHi)&nz(endHi))
+		if i+1 == l3 {
+			s3, n3 := lastThree(all&^ncm, nl, nr, &fin)
+			sols += uint64(s3)
+			nodes += uint64(n3)
 			continue
 		}
 		na := all &^ (ncm | nl | nr | bd.fx[(i+1)&31])
@@ -69,29 +69,65 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 // nz is 1 if v != 0, else 0, without a branch.
 func nz(v uint32) uint32 { return (v | -v) >> 31 }
 
-// lastTwo counts the ways to finish the last two free rows: the two
-// columns left, lo and hi, go one in each row, in either order.
-func (bd *board) lastTwo(cm, l, r uint32) (sols, nodes uint64) {
-	k := bd.k
-	f := bd.all &^ (cm | bd.fcols)
+// lastTwo counts the ways to finish the last two free rows with the two
+// columns f left (lo and hi, one in each row, in either order), given the
+// diagonals l, r and the frame's squares fx seen from the second-to-last
+// row, s rows above the last one, whose frame squares are fxl. It also
+// returns the nodes: the placements in the second-to-last row. The two
+// queens attack each other in either order exactly when their columns are
+// s apart.
+func lastTwo(f, l, r, fx, s, fxl uint32) (sols, nodes uint32) {
 	lo := f & -f
 	hi := f ^ lo
-	a := f &^ (l | r | bd.fx[(k-2)&31]) // free in the second-to-last row
-	s := bd.sh[(k-2)&31] & 31
-	fl := bd.fx[(k-1)&31]
-	loHi := (a & lo) != 0 // lo fits first
-	hiLo := (a & hi) != 0
-	if loHi {
-		nodes++
-		if hi&(((l|lo)<<s)|((r|lo)>>s)|fl) == 0 {
-			sols++
-		}
+	up := f &^ (l | r | fx)                  // fit the second-to-last row
+	down := f &^ ((l << s) | (r >> s) | fxl) // fit the last row
+	apart := nz((lo << s) ^ hi)
+	fitLo, fitHi := nz(up&lo), nz(up&hi)
+	return -apart & (fitLo&nz(down&hi) + fitHi&nz(down&lo)), fitLo + fitHi
+}
+
+// ending describes the last three free rows: the frame's squares in each
+// and the row distances between them.
+type ending struct {
+	fx3, fx2, fx1 uint32 // frame squares in rows k-3, k-2, k-1
+	s3, s2        uint32 // distances from row k-3 to k-2 and from k-2 to k-1
+}
+
+// finish returns the ending of bd's free rows (k >= 3).
+func (bd *board) finish() ending {
+	k := bd.k
+	return ending{
+		fx3: bd.fx[(k-3)&31], fx2: bd.fx[(k-2)&31], fx1: bd.fx[(k-1)&31],
+		s3: bd.sh[(k-3)&31] & 31, s2: bd.sh[(k-2)&31] & 31,
 	}
-	if hiLo {
-		nodes++
-		if lo&(((l|hi)<<s)|((r|hi)>>s)|fl) == 0 {
-			sols++
-		}
+}
+
+// lastThree counts the ways to finish the last three free rows with the
+// three columns f left, given the diagonals l, r seen from row k-3. It also
+// returns the nodes: the placements in rows k-3 and k-2. It loops over the
+// queen x of row k-3 and finishes the other two rows as lastTwo does, with
+// what the rows above k-3 attack in rows k-2 and k-1 worked out once.
+func lastThree(f, l, r uint32, e *ending) (sols, nodes uint32) {
+	a := f &^ (l | r | e.fx3)
+	if a == 0 {
+		return 0, 0
+	}
+	s3, s2 := e.s3, e.s2
+	t := (s3 + s2) & 31
+	l1, r1 := l<<s3, r>>s3
+	up := f &^ (l1 | r1 | e.fx2)                   // fit row k-2, as far as the rows above k-3 say
+	down := f &^ ((l1 << s2) | (r1 >> s2) | e.fx1) // fit row k-1, likewise
+	for a != 0 {
+		x := a & -a
+		a ^= x
+		g := f ^ x
+		lo := g & -g
+		hi := g ^ lo
+		upX := up &^ ((x << s3) | (x >> s3))
+		downX := down &^ ((x << t) | (x >> t))
+		fitLo, fitHi := nz(upX&lo), nz(upX&hi)
+		nodes += 1 + fitLo + fitHi
+		sols += -nz((lo<<s2)^hi) & (fitLo&nz(downX&hi) + fitHi&nz(downX&lo))
 	}
 	return sols, nodes
 }
