@@ -16,6 +16,10 @@ N=${1:-17}
 RUNS=${2:-3}
 MEM_N=${3:-18}
 
+# Binaries are built for the newest GOAMD64 level this CPU runs (override
+# with GOAMD64=v1 to measure Go's default).
+export GOAMD64=${GOAMD64:-$(scripts/goamd64.sh)}
+echo "building with GOAMD64=${GOAMD64:-(not amd64)}" >&2
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/coordinator" ./cmd/coordinator

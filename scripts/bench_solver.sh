@@ -16,6 +16,10 @@ if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(16 17)
 [ -x "$anchors/ratio.sh" ] || { echo "bench_solver: $anchors/ratio.sh not found (set ANCHORS)" >&2; exit 2; }
+# nqbench is built for the newest GOAMD64 level this CPU runs (override with
+# GOAMD64=v1 to measure Go's default).
+export GOAMD64=${GOAMD64:-$("$root/scripts/goamd64.sh")}
+echo "building nqbench with GOAMD64=${GOAMD64:-(not amd64)}" >&2
 bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
 (cd "$root" && go build -o "$bin/nqbench" ./cmd/nqbench)
 printf '%-4s %-8s %s\n' N threads ratio

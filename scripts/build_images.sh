@@ -12,8 +12,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 image=${NQUEENS_IMAGE:-nqueens:dev}
-# The image runs on this machine's Docker engine: build for its architecture.
+# The image runs on this machine's Docker engine: build for its architecture
+# and, on amd64, for the newest GOAMD64 level this CPU runs (v3 counts about
+# 10% faster than Go's default v1). For nodes with older CPUs, say
+# GOAMD64=v1 (a binary built for a level its CPU lacks refuses to start).
 arch=$(docker version --format '{{.Server.Arch}}' 2>/dev/null || go env GOARCH)
+level=
+if [ "$arch" = amd64 ]; then
+	level=${GOAMD64:-$(scripts/goamd64.sh)}
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nqueens-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -22,7 +29,7 @@ mkdir -p "$ctx/bin" "$ctx/state" "$ctx/tmp"
 chmod 0755 "$ctx/state" "$ctx/tmp"
 
 for cmd in coordinator worker healthprobe; do
-	CGO_ENABLED=0 GOOS=linux GOARCH="$arch" \
+	CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOAMD64="$level" \
 		go build -trimpath -buildvcs=false -ldflags='-s -w' -o "$ctx/bin/$cmd" "./cmd/$cmd"
 done
 cp deploy/Dockerfile "$ctx/Dockerfile"
@@ -46,7 +53,7 @@ if [ -n "$previous" ] && [ "$previous" != "$id" ]; then
 	docker image rm "$previous" >/dev/null 2>&1 || true
 fi
 size=$(docker image inspect --format '{{.Size}}' "$image")
-echo "built image $image $id ($((size / 1024 / 1024)) MiB, linux/$arch)"
+echo "built image $image $id ($((size / 1024 / 1024)) MiB, linux/$arch${level:+ GOAMD64=$level})"
 for cmd in coordinator worker healthprobe; do
 	printf '  /usr/local/bin/%-12s %s bytes\n' "$cmd" "$(stat -c %s "$ctx/bin/$cmd")"
 done
