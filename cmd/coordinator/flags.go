@@ -117,7 +117,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	if fs.NArg() > 0 {
 		return cfg, lo, fmt.Errorf("unexpected argument %q (see coordinator -h)", fs.Arg(0))
 	}
-	if cfg.N == 0 {
+	nSet := false // --n 0 is out of range, not missing
+	fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+	if !nSet {
 		return cfg, lo, errors.New("--n N is required (see coordinator -h)")
 	}
 	f, err := render.ParseFormat(*format)

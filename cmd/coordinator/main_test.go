@@ -23,7 +23,7 @@ func TestExitCodes(t *testing.T) {
 		want string // in stderr
 	}{
 		{[]string{"--n", "33"}, 2, "--n 33 out of range 1..32"},
-		{[]string{"--n", "0"}, 2, "--n N is required"},
+		{[]string{"--n", "0"}, 2, "--n 0 out of range 1..32"},
 		{[]string{}, 2, "--n N is required"},
 		{[]string{"--n", "8", "--depth", "9"}, 2, "--depth 9 out of range: for n=8 it must be 0.."},
 		{[]string{"--n", "8", "--depth", "x"}, 2, "invalid value"},
