@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,6 +78,9 @@ func (c Config) Validate() error {
 	if c.Join == "" {
 		return errors.New("--join HOST:PORT is required")
 	}
+	if err := checkTarget(c.Join); err != nil {
+		return err
+	}
 	if c.Slots < 0 || c.Slots > 4096 {
 		return fmt.Errorf("--slots %d out of range 1..4096", c.Slots)
 	}
@@ -83,6 +89,24 @@ func (c Config) Validate() error {
 	}
 	if c.JoinTimeout < 0 {
 		return fmt.Errorf("--join-timeout %v must not be negative", c.JoinTimeout)
+	}
+	return nil
+}
+
+// checkTarget refuses a --join that can never connect, such as a host
+// without a port, at once: gRPC would otherwise retry it until the join
+// timeout. A gRPC target with a scheme (dns:///host:port, unix:///path)
+// is passed as it is.
+func checkTarget(join string) error {
+	if strings.Contains(join, "://") {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(join)
+	if err != nil {
+		return fmt.Errorf("--join %q: want HOST:PORT (%v)", join, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("--join %q: port %q is not a number in 1..65535", join, port)
 	}
 	return nil
 }

@@ -37,6 +37,9 @@ func TestExitCodes(t *testing.T) {
 		want string
 	}{
 		{[]string{}, 2, "--join HOST:PORT is required"},
+		{[]string{"--join", "nohost"}, 2, `--join "nohost": want HOST:PORT (address nohost: missing port in address)`},
+		{[]string{"--join", "localhost:99999"}, 2, `--join "localhost:99999": port "99999" is not a number in 1..65535`},
+		{[]string{"--join", "localhost:http"}, 2, `port "http" is not a number`},
 		{[]string{"--join", refused, "--slots", "0"}, 2, "--slots 0 must be at least 1"},
 		{[]string{"--join", refused, "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"--join", refused, "--log-level", "loud"}, 2, "--log-level"},
