@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -79,6 +80,18 @@ const maxLasVegasAttempts = 1 << 30
 // n (n-k of about 20 or less), since the deterministic backtracking of the
 // rest grows exponentially with n-k.
 func LasVegas(n, k int, rng *rand.Rand) (cols []int, failures int, err error) {
+	return LasVegasUntil(n, k, rng, nil)
+}
+
+// ErrStopped is returned by LasVegasUntil when its stop function ended the
+// search.
+var ErrStopped = errors.New("stopped")
+
+// LasVegasUntil is LasVegas that can be stopped: stop (if not nil) is
+// called after every failed attempt and every 65536 backtracking steps
+// with the failures so far, and a true answer ends the search with
+// ErrStopped. It is how a caller shows progress and honours an interrupt.
+func LasVegasUntil(n, k int, rng *rand.Rand, stop func(failures int) bool) (cols []int, failures int, err error) {
 	if n < 1 || n > MaxSingleN {
 		return nil, 0, fmt.Errorf("board size %d out of range: n must be 1..%d", n, MaxSingleN)
 	}
@@ -93,20 +106,46 @@ func LasVegas(n, k int, rng *rand.Rand) (cols []int, failures int, err error) {
 	}
 	lv := newLasVegas(n)
 	for attempt := 0; attempt < maxLasVegasAttempts; attempt++ {
-		if lv.attempt(k, rng) {
+		if stop != nil {
+			lv.stop = func() bool { return stop(attempt) }
+		}
+		ok := lv.attempt(k, rng)
+		if lv.stopped {
+			return nil, attempt, ErrStopped
+		}
+		if ok {
 			return lv.cols, attempt, nil
+		}
+		if stop != nil && stop(attempt+1) {
+			return nil, attempt + 1, ErrStopped
 		}
 	}
 	return nil, maxLasVegasAttempts, fmt.Errorf("no solution after %d attempts", maxLasVegasAttempts)
+}
+
+// LasVegasK is the number of random rows --method lasvegas uses when none
+// is given: all but the last min(20, max(4, 0.4·n)) rows (every row is
+// backtracked for n < 4). The study (README) finds the best k near N/2 to
+// 0.6·N for N = 12..20; for large boards the backtracked rest must stay
+// short, since its cost grows exponentially with n-k, and about 20 rows
+// are where failures and backtracking cost balance for n in the hundreds
+// and thousands.
+func LasVegasK(n int) int {
+	back := min(20, max(4, (4*n+9)/10))
+	return max(0, n-back)
 }
 
 // lasVegas holds one board and its occupancy arrays, reused across attempts.
 type lasVegas struct {
 	n          int
 	cols       []int
-	col        []bool // column taken
-	diag, anti []bool // r+c, r-c+n-1 taken
-	safe       []int  // scratch: safe columns of the current row
+	col        []bool      // column taken
+	diag, anti []bool      // r+c, r-c+n-1 taken
+	safe       []int       // scratch: safe columns of the current row
+	free       []int       // scratch: the columns the random rows left, ascending
+	at         []int       // scratch: per backtracked row, its index in free
+	stop       func() bool // asked every 65536 backtracking steps; nil: never
+	stopped    bool        // stop said yes: the attempt was abandoned
 }
 
 func newLasVegas(n int) *lasVegas {
@@ -117,6 +156,8 @@ func newLasVegas(n int) *lasVegas {
 		diag: make([]bool, 2*n-1),
 		anti: make([]bool, 2*n-1),
 		safe: make([]int, 0, n),
+		free: make([]int, 0, n),
+		at:   make([]int, n),
 	}
 }
 
@@ -136,6 +177,12 @@ func (lv *lasVegas) attempt(k int, rng *rand.Rand) bool {
 	clear(lv.diag)
 	clear(lv.anti)
 	for r := 0; r < k; r++ {
+		// A row costs n steps: ask stop every 256 rows, or every row
+		// of a large board.
+		if lv.stop != nil && (r&0xff == 0 || n > 1<<16) && lv.stop() {
+			lv.stopped = true
+			return false
+		}
 		lv.safe = lv.safe[:0]
 		for c := 0; c < n; c++ {
 			if lv.ok(r, c) {
@@ -149,31 +196,46 @@ func (lv *lasVegas) attempt(k int, rng *rand.Rand) bool {
 		lv.cols[r] = c
 		lv.set(r, c, true)
 	}
-	// Deterministic backtracking over rows k..n-1; cols[r] is the column
-	// being tried in row r, -1 before the first.
+	// Deterministic backtracking over rows k..n-1, through the columns
+	// the random rows left free, in increasing order: the same search as
+	// trying every column of each row, but each step costs n-k instead of
+	// n, which is what makes large boards with n-k of about 20 fast.
 	if k == n {
 		return true
 	}
+	lv.free = lv.free[:0]
+	for c := 0; c < n; c++ {
+		if !lv.col[c] {
+			lv.free = append(lv.free, c)
+		}
+	}
+	m := len(lv.free)
+	at := lv.at[:n] // at[r]: index in free of row r's column; -1 before the first
 	r := k
-	lv.cols[r] = -1
-	for r >= k {
-		c := lv.cols[r]
-		if c >= 0 {
-			lv.set(r, c, false)
+	at[r] = -1
+	for steps := 1; r >= k; steps++ {
+		if steps&0xffff == 0 && lv.stop != nil && lv.stop() {
+			lv.stopped = true
+			return false
 		}
-		for c++; c < n && !lv.ok(r, c); c++ {
+		i := at[r]
+		if i >= 0 {
+			lv.set(r, lv.free[i], false)
 		}
-		if c == n {
+		for i++; i < m && !lv.ok(r, lv.free[i]); i++ {
+		}
+		if i == m {
 			r--
 			continue
 		}
-		lv.cols[r] = c
-		lv.set(r, c, true)
+		at[r] = i
+		lv.cols[r] = lv.free[i]
+		lv.set(r, lv.free[i], true)
 		if r == n-1 {
 			return true
 		}
 		r++
-		lv.cols[r] = -1
+		at[r] = -1
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -271,6 +272,38 @@ func TestLasVegas(t *testing.T) {
 	for _, c := range []struct{ n, k int }{{0, 0}, {2, 1}, {3, 0}, {8, -1}, {8, 9}} {
 		if _, _, err := LasVegas(c.n, c.k, rng); err == nil {
 			t.Errorf("LasVegas(%d, %d) = nil error, want one", c.n, c.k)
+		}
+	}
+}
+
+// TestLasVegasUntil: stop sees every failure and can end the search, in
+// the random rows or in the backtracking; without stopping, the search is
+// LasVegas's, draw for draw.
+func TestLasVegasUntil(t *testing.T) {
+	var seen []int
+	_, failures, err := LasVegasUntil(8, 8, rand.New(rand.NewPCG(5, 5)), func(f int) bool {
+		seen = append(seen, f)
+		return f == 3
+	})
+	if !errors.Is(err, ErrStopped) || failures != 3 || !slices.Equal(seen, []int{0, 1, 1, 2, 2, 3}) {
+		t.Errorf("LasVegasUntil stopped at 3 failures: err %v, failures %d, stop saw %v", err, failures, seen)
+	}
+	// k=0 on n=60: plain backtracking, far beyond 65536 steps.
+	calls := 0
+	if _, _, err := LasVegasUntil(60, 0, rand.New(rand.NewPCG(5, 5)), func(int) bool { calls++; return calls == 2 }); !errors.Is(err, ErrStopped) || calls != 2 {
+		t.Errorf("LasVegasUntil(60, 0) = %v after %d calls of stop, want ErrStopped after 2", err, calls)
+	}
+	a, fa, _ := LasVegas(30, 18, rand.New(rand.NewPCG(9, 9)))
+	b, fb, err := LasVegasUntil(30, 18, rand.New(rand.NewPCG(9, 9)), func(int) bool { return false })
+	if err != nil || !slices.Equal(a, b) || fa != fb {
+		t.Errorf("LasVegasUntil without stopping gave %v (%d failures, %v), LasVegas %v (%d)", b, fb, err, a, fa)
+	}
+}
+
+func TestLasVegasK(t *testing.T) {
+	for _, c := range []struct{ n, k int }{{1, 0}, {4, 0}, {5, 1}, {8, 4}, {12, 7}, {20, 12}, {50, 30}, {51, 31}, {100, 80}, {1_000_000, 999_980}} {
+		if got := LasVegasK(c.n); got != c.k {
+			t.Errorf("LasVegasK(%d) = %d, want %d", c.n, got, c.k)
 		}
 	}
 }
