@@ -37,6 +37,9 @@ const (
 // AutoDepth asks Run to choose the prefix depth (solver.AutoDepth).
 const AutoDepth = -1
 
+// AutoK asks --method lasvegas to choose its random rows (solver.LasVegasK).
+const AutoK = -1
+
 // ErrUsage marks errors in the request (bad flags or values): the command
 // exits 2 for them and 1 for failed runs.
 var ErrUsage = errors.New("usage")
@@ -169,7 +172,7 @@ func (c Config) Validate() error {
 		switch c.Method {
 		case "constructive", "":
 		case "lasvegas":
-			if c.K < 0 || c.K > c.N {
+			if c.K != AutoK && (c.K < 0 || c.K > c.N) {
 				return usageErr("--k %d out of range 0..%d", c.K, c.N)
 			}
 		default:

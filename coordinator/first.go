@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -14,8 +16,9 @@ import (
 // runFirst finds one solution (constructive or Las Vegas) and writes it
 // through render: to cfg.Solutions, or to stdout when no output is named.
 // It needs no workers: one solution of even a million queens takes well
-// under a second on one core.
-func runFirst(cfg Config, log hclog.Logger) (Summary, error) {
+// under a second on one core. A long Las Vegas search logs its failed
+// attempts every progress interval and ends when ctx does (Ctrl-C).
+func runFirst(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 	opts := render.Options{
 		N: cfg.N, Format: cfg.Format, SolutionsPath: cfg.Solutions, Stdout: cfg.Stdout,
 		PNGDir: cfg.PNGDir, SVGDir: cfg.SVGDir, SheetPath: cfg.SheetPath, Limit: cfg.Limit,
@@ -33,7 +36,24 @@ func runFirst(cfg Config, log hclog.Logger) (Summary, error) {
 	var cols []int
 	switch cfg.Method {
 	case "lasvegas":
-		cols, s.Failures, err = solver.LasVegas(cfg.N, cfg.K, rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)))
+		s.K = cfg.K
+		if s.K == AutoK {
+			s.K = solver.LasVegasK(cfg.N)
+		}
+		next := start.Add(cfg.ProgressInterval)
+		stop := func(failures int) bool {
+			if now := time.Now(); now.After(next) {
+				next = now.Add(cfg.ProgressInterval)
+				log.Info("las vegas: still searching", "n", cfg.N, "k", s.K, "failed_attempts", failures,
+					"elapsed", now.Sub(start).Round(time.Millisecond))
+			}
+			return ctx.Err() != nil
+		}
+		rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
+		cols, s.Failures, err = solver.LasVegasUntil(cfg.N, s.K, rng, stop)
+		if errors.Is(err, solver.ErrStopped) {
+			err = fmt.Errorf("%w after %d failed attempts (%v)", ErrInterrupted, s.Failures, context.Cause(ctx))
+		}
 	default:
 		s.Method = "constructive"
 		cols, err = solver.Constructive(cfg.N)
@@ -56,7 +76,11 @@ func runFirst(cfg Config, log hclog.Logger) (Summary, error) {
 	if cfg.JSON {
 		return s, s.print(cfg)
 	}
-	_, err = fmt.Fprintf(cfg.Stderr, "N=%d: one solution by %s in %v (%d failed attempts)\n",
-		cfg.N, s.Method, time.Duration(s.ElapsedSeconds*float64(time.Second)).Round(time.Microsecond), s.Failures)
+	how := s.Method
+	if s.Method == "lasvegas" {
+		how = fmt.Sprintf("lasvegas (k=%d, %d failed attempts)", s.K, s.Failures)
+	}
+	_, err = fmt.Fprintf(cfg.Stderr, "N=%d: one solution by %s in %v\n",
+		cfg.N, how, time.Duration(s.ElapsedSeconds*float64(time.Second)).Round(time.Microsecond))
 	return s, err
 }

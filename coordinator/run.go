@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 		log = hclog.NewNullLogger()
 	}
 	if cfg.First {
-		return runFirst(cfg, log)
+		return runFirst(ctx, cfg, log)
 	}
 	kind, want := cfg.kind(), cfg.wantsSolutions()
 	depth := cfg.Depth

@@ -34,6 +34,7 @@ type Summary struct {
 	// First-solution runs only.
 	Method   string `json:"method,omitempty"`
 	Failures int    `json:"failures,omitempty"` // Las Vegas failed attempts before the solution
+	K        int    `json:"k,omitempty"`        // Las Vegas random rows
 }
 
 // print writes the summary on cfg.Stdout (JSON or human).

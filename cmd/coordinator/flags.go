@@ -94,7 +94,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs.BoolVar(&cfg.Unique, "unique", false, "fundamental solutions only: list one representative per symmetry class")
 	fs.BoolVar(&cfg.First, "first", false, "find one solution quickly instead of all (any N up to 100000000)")
 	fs.StringVar(&cfg.Method, "method", "constructive", "with --first: constructive or lasvegas")
-	fs.IntVar(&cfg.K, "k", 0, "with --method lasvegas: rows placed at random before backtracking")
+	kFlag := fs.String("k", "auto", "with --method lasvegas: place `K` rows (0..N) at random before backtracking; auto leaves the last min(20, max(4, 0.4·N)) rows to backtracking")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "with --method lasvegas: random seed (the same seed gives the same solution)")
 	progress := fs.String("progress", "auto", "progress on stderr: auto (bar on a terminal, else log lines), bar, log or off")
 	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", coordinator.DefaultProgressInterval, "period of progress log lines")
@@ -121,6 +121,14 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
 	if !nSet {
 		return cfg, lo, errors.New("--n N is required (see coordinator -h)")
+	}
+	cfg.K = coordinator.AutoK
+	if *kFlag != "auto" {
+		k, err := strconv.Atoi(*kFlag)
+		if err != nil {
+			return cfg, lo, fmt.Errorf("--k %q: want a number of rows or auto", *kFlag)
+		}
+		cfg.K = k
 	}
 	f, err := render.ParseFormat(*format)
 	if err != nil {

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,5 +104,36 @@ func TestFirstVerifies(t *testing.T) {
 		if err := solver.Verify(n, sols[0]); err != nil {
 			t.Errorf("n=%d lasvegas k=%d: %v", n, k, err)
 		}
+	}
+	// Without --k the random rows are chosen for the board (solver.LasVegasK).
+	for _, n := range []int{4, 5, 8, 13, 21, 34, 55, 89, 1000} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"--n", strconv.Itoa(n), "--first", "--method", "lasvegas", "--seed", "3", "--json", "--solutions", filepath.Join(t.TempDir(), "s.txt")}
+		if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			t.Fatalf("n=%d lasvegas, automatic k: exit %d: %s", n, code, stderr.String())
+		}
+		var sum struct{ K int }
+		if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || sum.K != solver.LasVegasK(n) {
+			t.Errorf("n=%d lasvegas, automatic k: --json says k=%d (%v), want %d", n, sum.K, err, solver.LasVegasK(n))
+		}
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(args[len(args)-1]), "s.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sols := parseCols(t, string(data)); len(sols) != 1 || solver.Verify(n, sols[0]) != nil {
+			t.Errorf("n=%d lasvegas, automatic k: wrote %q, want one solution", n, data)
+		}
+	}
+}
+
+// TestLasVegasInterrupted: a cancelled context (Ctrl-C) ends a Las Vegas
+// search that would run for long, with exit 1 and one line saying so.
+func TestLasVegasInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--n", "50000", "--first", "--method", "lasvegas", "--log-level", "off"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted after") || stdout.Len() != 0 {
+		t.Errorf("interrupted lasvegas: exit %d, stdout %q, stderr %q; want exit 1, nothing on stdout and \"interrupted after\"", code, stdout.String(), stderr.String())
 	}
 }
