@@ -27,9 +27,6 @@ const (
 	DefaultRange  = "12:20"
 	DefaultTrials = 100
 	DefaultSeed   = 1
-	// chunk is how many trials run between checks of the context and
-	// progress, so Ctrl-C and the progress line are never far away.
-	chunk = 10
 	// progressEvery is how often a long study reports on stderr.
 	progressEvery = 2 * time.Second
 )
@@ -320,25 +317,35 @@ func Run(ctx context.Context, cells []Cell, trials int, seed uint64, parallel in
 	return out, nil
 }
 
-// studyCell runs one cell's trials with its own generator, looking at ctx
-// and adding to progress every chunk trials.
+// studyCell runs one cell's trials with its own generator, adding each
+// finished trial to progress. Each trial is solver.LasVegas, draw for draw,
+// stopped as soon as ctx ends: a trial with few random rows on a large
+// board can take minutes, and Ctrl-C must not wait for it.
 func studyCell(ctx context.Context, c Cell, trials int, seed uint64, progress *atomic.Int64) (solver.Study, error) {
 	rng := rand.New(rand.NewPCG(seed, uint64(c.N)<<32|uint64(c.K)))
+	done := ctx.Done()
+	stop := func(int) bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
 	var failures float64
 	var elapsed time.Duration
-	for done := 0; done < trials; {
-		if err := ctx.Err(); err != nil {
-			return solver.Study{}, fmt.Errorf("interrupted at N=%d k=%d: %w", c.N, c.K, err)
+	for range trials {
+		t0 := time.Now()
+		_, f, err := solver.LasVegasUntil(c.N, c.K, rng, stop)
+		if errors.Is(err, solver.ErrStopped) {
+			return solver.Study{}, fmt.Errorf("interrupted at N=%d k=%d: %w", c.N, c.K, ctx.Err())
 		}
-		m := min(chunk, trials-done)
-		s, err := solver.StudyLasVegas(c.N, c.K, m, rng)
 		if err != nil {
 			return solver.Study{}, fmt.Errorf("N=%d k=%d: %w", c.N, c.K, err)
 		}
-		failures += s.MeanFailures * float64(m)
-		elapsed += s.MeanTime * time.Duration(m)
-		done += m
-		progress.Add(int64(m))
+		elapsed += time.Since(t0)
+		failures += float64(f)
+		progress.Add(1)
 	}
 	return solver.Study{
 		N: c.N, K: c.K, Trials: trials,

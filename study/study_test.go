@@ -6,10 +6,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // run calls Main and returns its exit status, stdout and stderr.
@@ -166,6 +168,19 @@ func TestInterrupted(t *testing.T) {
 	if code := Main(ctx, []string{"lasvegas", "--n", "8"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "interrupted") {
 		t.Errorf("cancelled study = %d, %q; want 1 and an interrupted line", code, errOut.String())
 	}
+}
+
+// TestInterruptedMidTrial: a trial that backtracks for minutes (k=0 on
+// N=32) ends as soon as the context does, not when the trial would.
+func TestInterruptedMidTrial(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Run(ctx, []Cell{{N: 32, K: 0}}, 1, 1, 1, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "interrupted at N=32 k=0") {
+		t.Fatalf("Run of a long trial under a 300ms context = %v, want an interrupted error", err)
+	}
+	t.Logf("interrupted after %v", time.Since(start).Round(time.Millisecond))
 }
 
 func ExampleMain() {
