@@ -20,8 +20,8 @@
 # and checks that the coordinator exits 0 with exactly 95815104 solutions
 # (DESIGN.md §5), that its log shows it noticed the killed worker, and that
 # its --json result counts at least one expired lease, taken back (so both
-# failures really hit the job). Before the failures, a worker with a wrong
-# token must be refused. It prints the logs it relied on, and removes
+# failures really hit the job). Meanwhile a worker with a wrong token,
+# started just before the failures, must be refused. It prints the logs it relied on, and removes
 # its containers, network, volume and image on exit, pass or fail.
 #
 # Without Docker (no client, no daemon, no Compose tool) it skips with exit 0,
@@ -158,17 +158,14 @@ network=$(docker inspect --format '{{range $k, $v := .NetworkSettings.Networks}}
 [ -n "$network" ] || fail "the coordinator is on no network"
 
 # A stranger on the project network with the wrong token must be turned away
-# (the real workers got theirs from the environment). It runs before the
-# failures, not during them: Docker may hand a new container the address the
-# disconnected worker just gave up, and the coordinator's packets to that
-# address would then meet a kernel that answers with a reset, breaking the
-# stream at once instead of leaving it silent until the lease expires.
-intruder_rc=0
-intruder_out=$(docker run --rm --network "$network" --label "com.docker.compose.project=$project" \
-	--env NQUEENS_TOKEN=not-the-token "$image" worker --join coordinator:7070 --slots 1 --join-timeout 3s 2>&1) || intruder_rc=$?
-log "worker with a wrong token: exit code $intruder_rc: $(tail -n 1 <<<"$intruder_out")"
-[ "$intruder_rc" -ne 0 ] || fail "a worker with a wrong token was let in"
-grep -Eqi 'token|unauthenticated' <<<"$intruder_out" || fail "a worker with a wrong token failed, but not for its token: $intruder_out"
+# (the real workers got theirs from the environment). It starts before the
+# failures and is checked after them: Docker may hand a new container the
+# address the disconnected worker just gave up, and the coordinator's packets
+# to that address would then meet a kernel that answers with a reset,
+# breaking the stream at once instead of leaving it silent until the lease
+# expires. `docker run -d` returns once the container runs, with its address.
+intruder=$(docker run -d --network "$network" --label "com.docker.compose.project=$project" \
+	--env NQUEENS_TOKEN=not-the-token "$image" worker --join coordinator:7070 --slots 1 --join-timeout 3s)
 
 # --- Failures, at once, while the coordinator is still counting (names and
 # logs come after: every docker call takes a moment).
@@ -187,6 +184,12 @@ log "coordinator health (healthprobe): $coord_health"
 log "coordinator $(name "$coord"); workers $(for w in "${wids[@]}"; do printf '%s ' "$(name "$w")"; done); network $network"
 log "docker kill $(name "$killed") at ${t_kill}s: exit code $(docker inspect --format '{{.State.ExitCode}}' "$killed")"
 log "docker network disconnect $network $(name "$cut_off") at ${t_cut}s"
+intruder_rc=$(docker wait "$intruder")
+intruder_out=$(docker logs "$intruder" 2>&1)
+docker rm "$intruder" >/dev/null
+log "worker with a wrong token: exit code $intruder_rc: $(tail -n 1 <<<"$intruder_out")"
+[ "$intruder_rc" -ne 0 ] || fail "a worker with a wrong token was let in"
+grep -Eqi 'token|unauthenticated' <<<"$intruder_out" || fail "a worker with a wrong token failed, but not for its token: $intruder_out"
 wait_more=$((lease_s + 2 - (SECONDS - t_cut)))
 [ "$wait_more" -le 0 ] || interruptible "" sleep "$wait_more"
 still_running=no
