@@ -88,9 +88,10 @@ func LasVegas(n, k int, rng *rand.Rand) (cols []int, failures int, err error) {
 var ErrStopped = errors.New("stopped")
 
 // LasVegasUntil is LasVegas that can be stopped: stop (if not nil) is
-// called after every failed attempt and every 65536 backtracking steps
-// with the failures so far, and a true answer ends the search with
-// ErrStopped. It is how a caller shows progress and honours an interrupt.
+// called with the failures so far after every failed attempt, every 256
+// random rows (every row of a board above 65536) and every 65536
+// backtracking steps, and a true answer ends the search with ErrStopped.
+// It is how a caller shows progress and honours an interrupt.
 func LasVegasUntil(n, k int, rng *rand.Rand, stop func(failures int) bool) (cols []int, failures int, err error) {
 	if n < 1 || n > MaxSingleN {
 		return nil, 0, fmt.Errorf("board size %d out of range: n must be 1..%d", n, MaxSingleN)
@@ -144,7 +145,7 @@ type lasVegas struct {
 	safe       []int       // scratch: safe columns of the current row
 	free       []int       // scratch: the columns the random rows left, ascending
 	at         []int       // scratch: per backtracked row, its index in free
-	stop       func() bool // asked every 65536 backtracking steps; nil: never
+	stop       func() bool // asked now and then during an attempt; nil: never
 	stopped    bool        // stop said yes: the attempt was abandoned
 }
 
