@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"runtime"
+	"strconv"
 	"time"
 
 	"google.golang.org/grpc"
@@ -29,8 +31,8 @@ const (
 	// DefaultProgressInterval is the period of progress log lines when
 	// stderr is not a terminal.
 	DefaultProgressInterval = 10 * time.Second
-	// DefaultListen binds every interface on an ephemeral port, so remote
-	// workers can join; embedded workers use loopback.
+	// DefaultListen binds loopback on an ephemeral port: enough for the
+	// embedded workers; remote workers need --listen 0.0.0.0:PORT or similar.
 	DefaultListen = "127.0.0.1:0"
 )
 
@@ -182,6 +184,15 @@ func (c Config) Validate() error {
 	if c.Depth != AutoDepth {
 		if maxd := solver.MaxDepth(c.N, c.kind()); c.Depth < 0 || c.Depth > maxd {
 			return usageErr("--depth %d out of range: for n=%d it must be 0..%d", c.Depth, c.N, maxd)
+		}
+	}
+	if c.Listen != "" {
+		_, port, err := net.SplitHostPort(c.Listen)
+		if err != nil {
+			return usageErr("--listen %q: want HOST:PORT (%v)", c.Listen, err)
+		}
+		if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+			return usageErr("--listen %q: port %q is not a number in 0..65535", c.Listen, port)
 		}
 	}
 	if c.Workers < 0 || c.Workers > maxSlots {
