@@ -23,6 +23,12 @@
 // only ever be at the end (where it is truncated), and its decoder is small
 // enough to fuzz completely.
 //
+// A result may name the worker session that computed it (Record.Worker).
+// Distrust(worker) records that a worker lied (--verify-fraction caught
+// it): the replay drops every result of that worker, wherever it stands in
+// the file, and its tasks may then be committed again by others.
+//
 // Format: an 8-byte magic, then frames of [length uint32][crc32c uint32][payload];
-// the first payload holds the Settings, every later one a Record. See format.go.
+// the first payload holds the Settings, every later one a Record or a
+// distrusted worker. See format.go.
 package journal

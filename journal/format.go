@@ -14,7 +14,11 @@ import (
 //
 //	magic   8 bytes  "nqjrnl1\n"
 //	header  frame    payload = recHeader, format version, Settings
-//	results frame*   payload = recResult, Record
+//	entries frame*   payload = recResult, Record
+//	                      or recDistrust, worker key
+//
+// A result's payload ends with the worker key when it is not 0; journals
+// written before worker keys existed read as results of worker 0.
 //
 // A frame is
 //
@@ -31,8 +35,9 @@ const (
 	// formatVersion is written into the header record; bump it when payloads change.
 	formatVersion = 1
 
-	recHeader byte = 1
-	recResult byte = 2
+	recHeader   byte = 1
+	recResult   byte = 2
+	recDistrust byte = 3
 )
 
 // MaxRecordSize caps a record's payload. It bounds what a decoder will believe
@@ -240,7 +245,32 @@ func appendResult(dst []byte, r Record) []byte {
 	dst = binary.AppendUvarint(dst, r.Unique)
 	dst = binary.AppendUvarint(dst, r.Nodes)
 	dst = binary.AppendUvarint(dst, uint64(len(r.Digest)))
-	return append(dst, r.Digest...)
+	dst = append(dst, r.Digest...)
+	if r.Worker != 0 {
+		dst = binary.AppendUvarint(dst, r.Worker)
+	}
+	return dst
+}
+
+// appendDistrust appends the payload of a distrust record for worker w.
+func appendDistrust(dst []byte, w uint64) []byte {
+	return binary.AppendUvarint(append(dst, recDistrust), w)
+}
+
+// decodeDistrust parses a distrust payload.
+func decodeDistrust(p []byte) (uint64, error) {
+	d := decoder{b: p}
+	if t := d.byte(); d.err == nil && t != recDistrust {
+		return 0, fmt.Errorf("record type %d, want distrust (%d)", t, recDistrust)
+	}
+	w := d.uvarint()
+	if d.err == nil && w == 0 {
+		d.err = errors.New("distrust of worker 0")
+	}
+	if err := d.end(); err != nil {
+		return 0, fmt.Errorf("distrust: %w", err)
+	}
+	return w, nil
 }
 
 // decodeResult parses a result payload. The Digest is copied.
@@ -257,6 +287,11 @@ func decodeResult(p []byte) (Record, error) {
 	if dg := d.bytes(MaxDigestSize); len(dg) > 0 {
 		r.Digest = bytes.Clone(dg)
 	}
+	if d.err == nil && len(d.b) > 0 {
+		if r.Worker = d.uvarint(); d.err == nil && r.Worker == 0 {
+			d.err = errors.New("worker key 0 written out")
+		}
+	}
 	if err := d.end(); err != nil {
 		return Record{}, fmt.Errorf("result: %w", err)
 	}
@@ -271,9 +306,10 @@ type tail struct {
 
 // parsed is what parse found in a journal's bytes.
 type parsed struct {
-	settings Settings
-	records  []Record
-	torn     *tail // nil when the file ends cleanly
+	settings   Settings
+	records    []Record            // the results that stand: none of a distrusted worker
+	distrusted map[uint64]struct{} // workers with a distrust record
+	torn       *tail               // nil when the file ends cleanly
 }
 
 // parse decodes a whole journal image. A bad record with nothing valid after it
@@ -297,29 +333,57 @@ func parse(data []byte) (parsed, error) {
 		return out, &CorruptError{Offset: int64(off), Reason: "header record: " + err.Error()}
 	}
 	off = next
-	seen := make(map[int]int64)
+	// A task may be committed again only after a distrust record of the
+	// worker that committed it first; Append writes nothing else.
+	type commit struct {
+		off    int64
+		worker uint64
+	}
+	seen := make(map[int]commit)
+	out.distrusted = make(map[uint64]struct{})
+	var all []Record
 	for off < len(data) {
+		at := int64(off)
 		p, next, err := readFrame(data, off)
 		var r Record
+		var distrust uint64
 		if err == nil {
-			r, err = decodeResult(p)
+			if p[0] == recDistrust {
+				distrust, err = decodeDistrust(p)
+			} else {
+				r, err = decodeResult(p)
+			}
 		}
 		if err != nil {
 			if at := nextValidFrame(data, off+1); at >= 0 {
 				return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("%v (a valid record follows at offset %d)", err, at)}
 			}
 			out.torn = &tail{off: off, reason: err.Error()}
-			return out, nil
+			break
+		}
+		off = next
+		if distrust != 0 {
+			out.distrusted[distrust] = struct{}{}
+			continue
 		}
 		if t := out.settings.Tasks; t > 0 && r.Index >= t {
-			return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("task index %d out of range [0,%d)", r.Index, t)}
+			return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task index %d out of range [0,%d)", r.Index, t)}
+		}
+		if _, bad := out.distrusted[r.Worker]; bad && r.Worker != 0 {
+			return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d committed by worker %x after its distrust record", r.Index, r.Worker)}
 		}
 		if first, dup := seen[r.Index]; dup {
-			return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, first), Err: ErrDuplicate}
+			if _, redo := out.distrusted[first.worker]; !redo || first.worker == 0 {
+				return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, first.off), Err: ErrDuplicate}
+			}
 		}
-		seen[r.Index] = int64(off)
-		out.records = append(out.records, r)
-		off = next
+		seen[r.Index] = commit{at, r.Worker}
+		all = append(all, r)
+	}
+	for _, r := range all {
+		if _, bad := out.distrusted[r.Worker]; !bad || r.Worker == 0 {
+			out.records = append(out.records, r)
+		}
 	}
 	return out, nil
 }
@@ -332,7 +396,7 @@ func nextValidFrame(data []byte, from int) int {
 		if n == 0 || n > MaxRecordSize || uint64(len(data)-i-frameHeader) < uint64(n) {
 			continue
 		}
-		if t := data[i+frameHeader]; t != recHeader && t != recResult {
+		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust {
 			continue // cheap test before the CRC: garbage rarely has a record type there
 		}
 		p, _, err := readFrame(data, i)
@@ -340,6 +404,9 @@ func nextValidFrame(data []byte, from int) int {
 			continue
 		}
 		if _, err := decodeResult(p); err == nil {
+			return i
+		}
+		if _, err := decodeDistrust(p); err == nil {
 			return i
 		}
 		if _, err := decodeSettings(p); err == nil {

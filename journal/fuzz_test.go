@@ -15,6 +15,10 @@ func FuzzDecode(f *testing.F) {
 		good = appendFrame(good, appendResult(nil, rec(i)))
 	}
 	f.Add(good)
+	liar, honest := rec(3), rec(3)
+	liar.Worker, honest.Worker = 9, 10
+	redone := appendFrame(appendFrame(appendFrame(bytes.Clone(good), appendResult(nil, liar)), appendDistrust(nil, 9)), appendResult(nil, honest))
+	f.Add(redone)
 	f.Add(good[:len(good)-3])
 	f.Add(append(bytes.Clone(good), 0, 0, 0, 0, 0, 0, 0, 0))
 	f.Add(appendFrame([]byte(magic), encodeSettings(Settings{})))

@@ -129,6 +129,10 @@ type Record struct {
 	Unique uint64 // fundamental solutions
 	Nodes  uint64 // search nodes
 	Digest []byte // optional digest of the task's solutions, at most MaxDigestSize bytes
+	// Worker is who computed the result: a key unique to one worker
+	// session across runs, so that Distrust can take back everything it
+	// committed; 0 when unknown or the coordinator's own.
+	Worker uint64
 }
 
 // Replay is what Open found in a journal.
@@ -160,7 +164,8 @@ type Journal struct {
 	f       *os.File   // nil after Close
 	off     int64      // end of the valid data: where the next record goes
 	tasks   int
-	seen    map[int]struct{}
+	seen    map[int]uint64      // committed task index -> its worker key
+	bad     map[uint64]struct{} // distrusted workers
 	buf     []byte
 	failed  error // sticky: set when a write or fsync failed
 }
@@ -204,7 +209,7 @@ func Create(path string, s Settings) (*Journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("journal: fsync directory: %w", err)
 	}
-	return newJournal(path, f, int64(len(data)), s.Tasks, make(map[int]struct{})), nil
+	return newJournal(path, f, int64(len(data)), s.Tasks, make(map[int]uint64)), nil
 }
 
 // Open reopens the journal at path for a resume. It replays every record,
@@ -256,11 +261,13 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 		}
 		rp.Repaired = &Repair{Offset: end, Dropped: int64(len(data)) - end, Reason: p.torn.reason}
 	}
-	seen := make(map[int]struct{}, len(p.records))
+	seen := make(map[int]uint64, len(p.records))
 	for _, r := range p.records {
-		seen[r.Index] = struct{}{}
+		seen[r.Index] = r.Worker
 	}
-	return newJournal(path, f, end, p.settings.Tasks, seen), rp, nil
+	j := newJournal(path, f, end, p.settings.Tasks, seen)
+	maps.Copy(j.bad, p.distrusted)
+	return j, rp, nil
 }
 
 // Read decodes the journal at path without locking, repairing or checking
@@ -285,20 +292,22 @@ func Read(path string) (Replay, error) {
 	return rp, nil
 }
 
-func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]struct{}) *Journal {
-	j := &Journal{path: path, f: f, off: off, synced: off, tasks: tasks, seen: seen}
+func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]uint64) *Journal {
+	j := &Journal{path: path, f: f, off: off, synced: off, tasks: tasks, seen: seen, bad: make(map[uint64]struct{})}
 	j.cond = sync.NewCond(&j.mu)
 	return j
 }
 
 // Append commits r durably: it returns only after the record is written and
 // fsynced, so the caller acknowledges the worker after Append returns nil.
-// It refuses an index already committed (ErrDuplicate), an index outside
-// [0, Settings.Tasks) and an oversized digest. After a failed write or fsync
-// the Journal refuses every further Append: what reached the disk is unknown,
-// so the run must stop (a resume replays what is there). Concurrent Appends
-// share fsyncs (group commit): each still returns only once its own record
-// is on disk.
+// It refuses an index already committed (ErrDuplicate), unless by a worker
+// since distrusted, an index outside [0, Settings.Tasks) and an oversized
+// digest. A record of a distrusted worker is dropped: Append writes
+// nothing and returns nil. After a failed write or fsync the Journal
+// refuses every further Append: what reached the disk is unknown, so the
+// run must stop (a resume replays what is there). Concurrent Appends share
+// fsyncs (group commit): each still returns only once its own record is on
+// disk.
 func (j *Journal) Append(r Record) error {
 	if r.Index < 0 || (j.tasks > 0 && r.Index >= j.tasks) {
 		return fmt.Errorf("journal: task index %d out of range [0,%d)", r.Index, j.tasks)
@@ -308,16 +317,63 @@ func (j *Journal) Append(r Record) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := j.usableLocked(); err != nil {
+		return err
+	}
+	if j.distrustedLocked(r.Worker) {
+		return nil
+	}
+	if w, dup := j.seen[r.Index]; dup && !j.distrustedLocked(w) {
+		return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
+	}
+	payload := appendResult(j.buf[:0], r)
+	if err := j.writeLocked(payload); err != nil {
+		return err
+	}
+	j.seen[r.Index] = r.Worker
+	return j.syncLocked()
+}
+
+// Distrust durably records that worker w lied: a replay drops every result
+// it committed, before or after, and Append then accepts those tasks again
+// from other workers and drops any further result of w. Worker 0 cannot be
+// distrusted.
+func (j *Journal) Distrust(w uint64) error {
+	if w == 0 {
+		return errors.New("journal: worker 0 cannot be distrusted")
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usableLocked(); err != nil {
+		return err
+	}
+	if j.distrustedLocked(w) {
+		return nil
+	}
+	if err := j.writeLocked(appendDistrust(j.buf[:0], w)); err != nil {
+		return err
+	}
+	j.bad[w] = struct{}{}
+	return j.syncLocked()
+}
+
+func (j *Journal) distrustedLocked(w uint64) bool {
+	_, bad := j.bad[w]
+	return bad && w != 0
+}
+
+func (j *Journal) usableLocked() error {
 	if j.f == nil {
 		return ErrClosed
 	}
 	if j.failed != nil {
 		return fmt.Errorf("journal: unusable after an earlier failure: %w", j.failed)
 	}
-	if _, dup := j.seen[r.Index]; dup {
-		return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
-	}
-	payload := appendResult(j.buf[:0], r)
+	return nil
+}
+
+// writeLocked writes one frame of payload at the end of the file.
+func (j *Journal) writeLocked(payload []byte) error {
 	frame := appendFrame(make([]byte, 0, frameHeader+len(payload)), payload)
 	j.buf = payload[:0]
 	if _, err := j.f.WriteAt(frame, j.off); err != nil {
@@ -326,9 +382,13 @@ func (j *Journal) Append(r Record) error {
 		return fmt.Errorf("journal: write: %w", err)
 	}
 	j.off += int64(len(frame))
-	j.seen[r.Index] = struct{}{}
-	// Group commit: one fsync covers every record written before it started,
-	// so concurrent Appends share fsyncs instead of queueing for one each.
+	return nil
+}
+
+// syncLocked returns once everything written so far is on disk. Group
+// commit: one fsync covers every record written before it started, so
+// concurrent writers share fsyncs instead of queueing for one each.
+func (j *Journal) syncLocked() error {
 	end := j.off
 	for j.synced < end {
 		if j.failed != nil {
@@ -354,11 +414,18 @@ func (j *Journal) Append(r Record) error {
 	return nil
 }
 
-// Len returns the number of committed records (replayed plus appended).
+// Len returns the number of committed tasks (replayed plus appended),
+// not counting those of distrusted workers.
 func (j *Journal) Len() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return len(j.seen)
+	n := 0
+	for _, w := range j.seen {
+		if !j.distrustedLocked(w) {
+			n++
+		}
+	}
+	return n
 }
 
 // Path returns the journal's file name.

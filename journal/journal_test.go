@@ -459,3 +459,87 @@ func TestCloseWhileAppending(t *testing.T) {
 		}
 	}
 }
+
+// TestDistrust: a distrusted worker's results leave the replay, whether
+// written before or after its distrust record would be; their tasks can be
+// committed again by others; and the distrust survives a reopen.
+func TestDistrust(t *testing.T) {
+	const liar, honest = 0x1111, 0x2222
+	path := filepath.Join(t.TempDir(), "state.journal")
+	j, err := Create(path, testSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := func(i int, w uint64) Record { r := rec(i); r.Worker = w; return r }
+	for _, r := range []Record{by(0, honest), by(1, liar), by(2, liar), rec(3)} {
+		if err := j.Append(r); err != nil {
+			t.Fatalf("Append(%d): %v", r.Index, err)
+		}
+	}
+	if err := j.Append(by(1, honest)); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("Append over a trusted commit = %v, want ErrDuplicate", err)
+	}
+	if err := j.Distrust(liar); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Distrust(liar); err != nil {
+		t.Fatalf("second Distrust: %v", err)
+	}
+	if err := j.Distrust(0); err == nil {
+		t.Error("Distrust(0) succeeded")
+	}
+	before := size(t, path)
+	if err := j.Append(by(4, liar)); err != nil || size(t, path) != before {
+		t.Fatalf("Append of the liar's late result = %v, file %d -> %d bytes; want nil and nothing written", err, before, size(t, path))
+	}
+	if err := j.Append(by(1, honest)); err != nil {
+		t.Fatalf("Append of a distrusted worker's task: %v", err)
+	}
+	if n := j.Len(); n != 3 {
+		t.Errorf("Len = %d, want 3 (tasks 0, 1 and 3)", n)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j, rp, err := Open(path, testSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	want := []Record{by(0, honest), rec(3), by(1, honest)}
+	if !reflect.DeepEqual(rp.Records, want) {
+		t.Fatalf("replay after a distrust = %+v, want %+v", rp.Records, want)
+	}
+	if err := j.Append(by(2, honest)); err != nil {
+		t.Errorf("Append after reopen of the liar's other task: %v", err)
+	}
+	if err := j.Append(by(5, liar)); err != nil {
+		t.Errorf("Append of the liar after reopen = %v, want nil (dropped)", err)
+	}
+	if err := j.Append(by(0, honest)); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("Append over a replayed trusted commit = %v, want ErrDuplicate", err)
+	}
+}
+
+// TestRecommitWithoutDistrust: a journal that commits a task again without
+// distrusting its first worker (which Append never writes) is corrupt, and
+// so is a result of a worker after its distrust record.
+func TestRecommitWithoutDistrust(t *testing.T) {
+	path, data, offs := build(t, 2)
+	a, b := rec(2), rec(2)
+	a.Worker, b.Worker = 7, 8
+	bad1 := appendFrame(appendFrame(append([]byte(nil), data...), appendResult(nil, a)), appendResult(nil, b))
+	bad2 := appendFrame(appendFrame(append([]byte(nil), data...), appendDistrust(nil, 7)), appendResult(nil, a))
+	ok := appendFrame(appendFrame(appendFrame(append([]byte(nil), data...), appendResult(nil, a)), appendDistrust(nil, 7)), appendResult(nil, b))
+	for name, img := range map[string][]byte{"recommit": bad1, "after distrust": bad2} {
+		os.WriteFile(path, img, 0o644)
+		if _, err := Read(path); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: Read = %v, want ErrCorrupt (record at %d)", name, err, offs[2])
+		}
+	}
+	os.WriteFile(path, ok, 0o644)
+	rp, err := Read(path)
+	if err != nil || len(rp.Records) != 3 || !reflect.DeepEqual(rp.Records[2], b) {
+		t.Errorf("recommit after a distrust: Read = %+v, %v; want records 0, 1 and task 2 by worker 8", rp.Records, err)
+	}
+}
