@@ -207,11 +207,6 @@ func (c Config) Validate() error {
 	if c.VerifyFraction < 0 || c.VerifyFraction > 1 || c.VerifyFraction != c.VerifyFraction {
 		return usageErr("--verify-fraction %v out of range 0..1", c.VerifyFraction)
 	}
-	if c.VerifyFraction > 0 && (c.Journal != nil || c.OpenJournal != nil) {
-		// A quarantine takes commits back, which an append-only journal
-		// cannot record.
-		return usageErr("--verify-fraction cannot be combined with --state yet")
-	}
 	if c.MessageRate < 0 || c.MessageRate != c.MessageRate {
 		return usageErr("--max-message-rate %v must be positive", c.MessageRate)
 	}

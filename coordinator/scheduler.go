@@ -28,11 +28,15 @@ func (realClock) Now() time.Time { return time.Now() }
 // Journal makes commits durable (issue 6). Commit is called once per
 // committed task, after the result was validated and before the worker is
 // acknowledged, outside the scheduler's lock (so a journal may share one
-// fsync among concurrent commits); Run waits for every Commit before it
-// prints the summary. If Commit fails, the job fails. Without a journal
-// commits live in memory only.
+// fsync among concurrent commits), with the committer's session key; Run
+// waits for every Commit before it prints the summary. Distrust is called,
+// under the lock, when --verify-fraction quarantines a worker: a resume
+// must not keep anything that worker committed, even a Commit still in
+// flight, and its tasks may be committed again by others. If either fails,
+// the job fails. Without a journal commits live in memory only.
 type Journal interface {
-	Commit(index int, c solver.Counts) error
+	Commit(index int, c solver.Counts, worker uint64) error
+	Distrust(worker uint64) error
 }
 
 // Stats counts what the scheduler dropped or redid; they appear in --json.
@@ -169,6 +173,7 @@ func (s *scheduler) join(name string) (*session, error) {
 	s.nextWID++
 	sess := &session{
 		id:     fmt.Sprintf("w%d", s.nextWID),
+		key:    workerKey(),
 		name:   name,
 		held:   make(map[uint64]*lease),
 		out:    newOutbox(),
@@ -177,6 +182,18 @@ func (s *scheduler) join(name string) (*session, error) {
 	}
 	s.sessions[sess.id] = sess
 	return sess, nil
+}
+
+// workerKey returns a random non-zero key for a session. It comes from
+// math/rand/v2's randomly seeded top-level source, not the scheduler's
+// generator: a resumed run must not hand out the key of a session that an
+// earlier run distrusted.
+func workerKey() uint64 {
+	for {
+		if k := rand.Uint64(); k != 0 {
+			return k
+		}
+	}
 }
 
 // errTooManyWorkers refuses a Join beyond maxSessions.
@@ -446,6 +463,7 @@ type outcome struct {
 	reason string
 	index  int           // the committed task (COMMITTED only)
 	counts solver.Counts // its counts (COMMITTED only)
+	worker uint64        // its committer's session key (COMMITTED only)
 }
 
 // result judges a Result. streamed is what the attempt's batches delivered
@@ -531,7 +549,7 @@ func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed solver.C
 	s.sampleLocked(idx)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
-	return outcome{code: nqueenspb.Ack_OUTCOME_COMMITTED, index: idx, counts: got}
+	return outcome{code: nqueenspb.Ack_OUTCOME_COMMITTED, index: idx, counts: got, worker: sess.key}
 }
 
 // makeDurable journals a commit outside the lock; the caller acknowledges
@@ -541,7 +559,7 @@ func (s *scheduler) makeDurable(o outcome) bool {
 		return true
 	}
 	defer s.journaling.Done()
-	if err := s.journal.Commit(o.index, o.counts); err != nil {
+	if err := s.journal.Commit(o.index, o.counts, o.worker); err != nil {
 		s.fail(fmt.Errorf("journal commit of task %d: %w", o.index, err))
 		return false
 	}

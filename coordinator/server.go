@@ -32,6 +32,7 @@ const spillBufferSize = 64 << 10
 // and quarantined are guarded by scheduler.mu; out has its own lock.
 type session struct {
 	id, name    string
+	key         uint64 // random, unique across runs: names its commits in the journal
 	credits     int
 	held        map[uint64]*lease // live leases by id
 	attached    bool

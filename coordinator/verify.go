@@ -183,6 +183,13 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 	sess.quarantined = true
 	s.stats.Quarantined++
 	s.log.Error("worker quarantined", "worker_id", sess.id, "worker_name", sess.name, "reason", reason)
+	if s.journal != nil {
+		// Durable before anything else: a crash from here on must not
+		// resume with the liar's commits.
+		if err := s.journal.Distrust(sess.key); err != nil {
+			s.failLocked(fmt.Errorf("journal distrust of worker %s: %w", sess.id, err))
+		}
+	}
 	for _, l := range sess.held {
 		s.takeBackLocked(l, false, "worker quarantined")
 	}

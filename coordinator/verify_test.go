@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nqueens/nqueens/journal"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/render"
 	"github.com/nqueens/nqueens/solver"
@@ -43,6 +44,80 @@ func TestLyingWorkerQuarantined(t *testing.T) {
 			t.Errorf("honest worker: %v", err)
 		}
 	}
+}
+
+// recordJournal is cmd/coordinator's adapter of a real journal, for tests.
+type recordJournal struct{ j *journal.Journal }
+
+func (r recordJournal) Commit(index int, c solver.Counts, worker uint64) error {
+	return r.j.Append(journal.Record{Index: index, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: worker})
+}
+
+func (r recordJournal) Distrust(worker uint64) error { return r.j.Distrust(worker) }
+
+// TestLyingWorkerJournaled: with --state, a quarantined worker's commits
+// leave the journal, including the ones it made before it was caught and
+// the ones whose fsync was still under way: every replayed result is the
+// truth, and a resumed run gives the exact total.
+func TestLyingWorkerJournaled(t *testing.T) {
+	checkLeaks(t)
+	path := filepath.Join(t.TempDir(), "state")
+	var plan solver.Plan
+	settings := func(p solver.Plan) journal.Settings {
+		return journal.Settings{N: p.N, Depth: p.Depth, Kind: uint8(p.Kind), Fingerprint: p.Fingerprint(), SolverVersion: solver.Version, Tasks: len(p.Tasks)}
+	}
+	var jr *journal.Journal
+	cfg := testConfig(10, 0)
+	cfg.VerifyFraction = 1
+	cfg.OpenJournal = func(p solver.Plan) (Journal, map[int]solver.Counts, error) {
+		plan = p
+		j, err := journal.Create(path, settings(p))
+		jr = j
+		return recordJournal{j}, nil, err
+	}
+	r := startJob(t, context.Background(), cfg)
+	liar := dialRaw(t, r.addr)
+	liar.ready(2)
+	assigns := []*nqueenspb.Assign{liar.next("assign").GetAssign(), liar.next("assign").GetAssign()}
+	for _, a := range assigns {
+		res := countResult(t, a)
+		res.Total += 2
+		liar.result(res)
+		if got := liar.next("ack").GetAck().GetOutcome(); got != nqueenspb.Ack_OUTCOME_COMMITTED {
+			t.Fatalf("the liar's result: %v, want COMMITTED", got)
+		}
+	}
+	wait := startWorkers(context.Background(), r.addr, r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 10)
+	for _, err := range wait() {
+		if err != nil {
+			t.Errorf("honest worker: %v", err)
+		}
+	}
+	if s.Quarantined != 1 {
+		t.Fatalf("quarantined %d, want 1", s.Quarantined)
+	}
+	jr.Close()
+
+	rp, err := journal.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := make(map[int]solver.Counts)
+	for _, rec := range rp.Records {
+		truth, err := solver.CountTask(plan.N, plan.Tasks[rec.Index])
+		if err != nil || rec.Total != truth.Total || rec.Unique != truth.Unique {
+			t.Errorf("journal keeps task %d as %d total, %d unique; the truth is %d, %d (%v)", rec.Index, rec.Total, rec.Unique, truth.Total, truth.Unique, err)
+		}
+		restored[rec.Index] = solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}
+	}
+	if len(restored) == len(plan.Tasks) {
+		t.Errorf("the journal holds every task: the liar's verified task should have left it")
+	}
+	resumed := testConfig(10, 2)
+	resumed.Restored = restored
+	checkTotal(t, runJob(t, resumed), nil, 10)
 }
 
 // TestVerifyAlone: with one worker, the coordinator verifies the sampled

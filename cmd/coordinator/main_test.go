@@ -38,7 +38,6 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--n", "8", "--first", "--method", "lasvegas", "--k", "many"}, 2, `--k "many": want a number of rows or auto`},
 		{[]string{"study", "nosuch"}, 2, "unknown study"},
 		{[]string{"--n", "8", "--resume"}, 2, "--resume needs --state FILE"},
-		{[]string{"--n", "8", "--state", "x", "--verify-fraction", "0.5"}, 2, "cannot be combined with --state"},
 		{[]string{"--n", "8", "--verify-fraction", "2"}, 2, "--verify-fraction 2 out of range 0..1"},
 		{[]string{"--n", "8", "--max-message-rate", "-1"}, 2, "--max-message-rate -1 must be positive"},
 	} {

@@ -14,9 +14,11 @@ import (
 // journalCommits adapts a journal.Journal to coordinator.Journal.
 type journalCommits struct{ j *journal.Journal }
 
-func (c journalCommits) Commit(index int, k solver.Counts) error {
-	return c.j.Append(journal.Record{Index: index, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes})
+func (c journalCommits) Commit(index int, k solver.Counts, worker uint64) error {
+	return c.j.Append(journal.Record{Index: index, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker})
 }
+
+func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
 
 // stateOpener returns the coordinator's OpenJournal hook for --state PATH
 // (and --resume): it creates the journal for a fresh run, or opens it and
