@@ -18,6 +18,17 @@ func TestLyingWorkerQuarantined(t *testing.T) {
 	checkLeaks(t)
 	cfg := testConfig(10, 0)
 	cfg.VerifyFraction = 1
+	s := countWithLiar(t, cfg)
+	if s.Quarantined != 1 || s.Conflicts == 0 || s.Verified < uint64(s.Tasks) {
+		t.Errorf("quarantined %d, conflicts %d, verified %d of %d tasks; want 1, at least 1, all", s.Quarantined, s.Conflicts, s.Verified, s.Tasks)
+	}
+}
+
+// countWithLiar runs the N=10 count of cfg with a raw worker that commits
+// two results 2 solutions too high, then two honest workers; the liar
+// must be drained and the total exact.
+func countWithLiar(t *testing.T, cfg Config) Summary {
+	t.Helper()
 	r := startJob(t, context.Background(), cfg)
 	liar := dialRaw(t, r.addr)
 	liar.ready(2)
@@ -36,14 +47,12 @@ func TestLyingWorkerQuarantined(t *testing.T) {
 	}
 	s, err := r.wait(t)
 	checkTotal(t, s, err, 10)
-	if s.Quarantined != 1 || s.Conflicts == 0 || s.Verified < uint64(s.Tasks) {
-		t.Errorf("quarantined %d, conflicts %d, verified %d of %d tasks; want 1, at least 1, all", s.Quarantined, s.Conflicts, s.Verified, s.Tasks)
-	}
 	for _, err := range wait() {
 		if err != nil {
 			t.Errorf("honest worker: %v", err)
 		}
 	}
+	return s
 }
 
 // recordJournal is cmd/coordinator's adapter of a real journal, for tests.
@@ -75,26 +84,7 @@ func TestLyingWorkerJournaled(t *testing.T) {
 		jr = j
 		return recordJournal{j}, nil, err
 	}
-	r := startJob(t, context.Background(), cfg)
-	liar := dialRaw(t, r.addr)
-	liar.ready(2)
-	assigns := []*nqueenspb.Assign{liar.next("assign").GetAssign(), liar.next("assign").GetAssign()}
-	for _, a := range assigns {
-		res := countResult(t, a)
-		res.Total += 2
-		liar.result(res)
-		if got := liar.next("ack").GetAck().GetOutcome(); got != nqueenspb.Ack_OUTCOME_COMMITTED {
-			t.Fatalf("the liar's result: %v, want COMMITTED", got)
-		}
-	}
-	wait := startWorkers(context.Background(), r.addr, r.addr)
-	s, err := r.wait(t)
-	checkTotal(t, s, err, 10)
-	for _, err := range wait() {
-		if err != nil {
-			t.Errorf("honest worker: %v", err)
-		}
-	}
+	s := countWithLiar(t, cfg)
 	if s.Quarantined != 1 {
 		t.Fatalf("quarantined %d, want 1", s.Quarantined)
 	}
