@@ -59,10 +59,10 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// running is a coordinator job started in the background.
+// runningJob is a coordinator job started in the background.
 type runningJob struct {
 	addr string
-	job  *job
+	job  *Job
 	done chan struct{}
 	sum  Summary
 	err  error
@@ -77,24 +77,22 @@ func startJob(t *testing.T, ctx context.Context, cfg Config) *runningJob {
 // startJobLog is startJob with a logger.
 func startJobLog(t *testing.T, ctx context.Context, cfg Config, log hclog.Logger) *runningJob {
 	t.Helper()
-	r := &runningJob{done: make(chan struct{})}
-	addrc := make(chan string, 1)
-	jobc := make(chan *job, 1)
-	cfg.OnListen = func(a string) { addrc <- a }
-	cfg.testJob = func(j *job) { jobc <- j }
+	j, err := New(cfg, log)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	r := &runningJob{done: make(chan struct{}), job: j, addr: j.Addr()}
 	go func() {
 		defer close(r.done)
-		r.sum, r.err = Run(ctx, cfg, log)
+		r.sum, r.err = j.Run(ctx)
 	}()
-	select {
-	case r.addr = <-addrc:
-	case <-r.done:
-		t.Fatalf("Run ended before listening: %v", r.err)
-	case <-time.After(eventTimeout):
-		t.Fatal("Run did not listen")
-	}
-	r.job = <-jobc
 	return r
+}
+
+// committed is how many tasks the job has committed so far, of how many.
+func (r *runningJob) committed() (done, total int) {
+	st := r.job.Status()
+	return st.Summary.Committed, st.Summary.Tasks
 }
 
 // wait waits for the job to end.
@@ -197,6 +195,12 @@ type rawClient struct {
 // dialRaw joins addr and opens a Work stream with no credits.
 func dialRaw(t *testing.T, addr string) *rawClient {
 	t.Helper()
+	return dialRawNamed(t, addr, "raw")
+}
+
+// dialRawNamed is dialRaw for a worker of the given name.
+func dialRawNamed(t *testing.T, addr, name string) *rawClient {
+	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +208,7 @@ func dialRaw(t *testing.T, addr string) *rawClient {
 	c := nqueenspb.NewCoordinatorServiceClient(conn)
 	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
 	defer cancel()
-	jr, err := c.Join(ctx, &nqueenspb.JoinRequest{Name: "raw", Slots: 1, SolverVersion: solver.Version})
+	jr, err := c.Join(ctx, &nqueenspb.JoinRequest{Name: name, Slots: 1, SolverVersion: solver.Version})
 	if err != nil {
 		t.Fatalf("Join: %v", err)
 	}

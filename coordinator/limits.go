@@ -70,6 +70,21 @@ const (
 	// not check much more than this many full batches anyway. A worker that
 	// floods is cut off with ResourceExhausted and its leases go back.
 	DefaultMessageRate = 20000
+	// unattachedTTL is how long a Join may go without its Work stream
+	// before it is forgotten (at most a lease): a real worker opens its
+	// stream at once, and joins that never do must not hold the places
+	// of maxSessions for long (issue 12, D11).
+	unattachedTTL = 10 * time.Second
+	// maxStrikes is how many invalid results or solution batches a worker
+	// may send before it is quarantined: one can be a bug crossing a
+	// restart, three are a broken or hostile worker.
+	maxStrikes = 3
+	// maxEndedLeases is how many ended leases are remembered for late
+	// results: memory stays proportional to the live leases plus this
+	// (issue 12, D4), and a result later than this many lease endings is
+	// compared as an unknown worker's would be.
+	maxEndedLeases = 16384
+
 	// messagesPerLease is what one task needs beyond the rate: its Result,
 	// the Ready that frees its slot and its last, partial, batch.
 	messagesPerLease = 3

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/render"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -186,12 +187,10 @@ func TestSilentStream(t *testing.T) {
 func TestJoinLimits(t *testing.T) {
 	checkLeaks(t)
 	cfg := testConfig(8, 0)
-	cfg.Solutions = filepath.Join(t.TempDir(), "out.txt")
+	listTo(t, &cfg, filepath.Join(t.TempDir(), "out.txt"), render.Cols)
+	cfg.maxSessions = 2
 	log, logs := bufLogger()
 	r := startJobLog(t, context.Background(), cfg, log)
-	r.job.sched.mu.Lock()
-	r.job.sched.maxSessions = 2
-	r.job.sched.mu.Unlock()
 	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

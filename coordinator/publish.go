@@ -17,13 +17,6 @@ import (
 // large reads, and many solutions per call of a packed sink.
 const publishBlock = 256 << 10
 
-// Sink receives the committed solutions of a run, in order. render.Sink
-// implements it.
-type Sink interface {
-	Write(cols []int) error // called once per solution, in order; must not keep cols
-	Close(total uint64) error
-}
-
 // publisher makes the listing from the committed tasks' spill files of
 // class representatives: it turns each representative into the solutions
 // of its class (or, for --unique, the canonical one), collects them in a
@@ -64,7 +57,7 @@ func newPublisher(dir string, n, tasks int, unique bool, sink Sink, sizes bucket
 }
 
 // add is the scheduler's published hook: it must not block.
-func (p *publisher) add(index int, path string) {
+func (p *publisher) Add(index int, path string) {
 	p.mu.Lock()
 	p.queue[index] = path
 	p.mu.Unlock()
@@ -76,7 +69,7 @@ func (p *publisher) add(index int, path string) {
 
 // revoke is the scheduler's revoked hook: task index goes back to the
 // queue, and its file is dropped. It must not block.
-func (p *publisher) revoke(index int) {
+func (p *publisher) Revoke(index int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	removeSpill(p.queue[index])

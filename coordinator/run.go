@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,7 +20,6 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
-	"github.com/nqueens/nqueens/render"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/worker"
 )
@@ -40,245 +40,294 @@ var (
 // committed.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run plans the job, serves it to its workers (embedded and remote) until
-// every task is committed, writes the solutions it was asked for, prints the
-// summary on cfg.Stdout and returns it. Cancelling ctx drains the workers
-// and returns a partial summary with an ErrInterrupted error. Bad requests
-// return ErrUsage errors before anything starts. Run returns only when all
-// its goroutines have ended.
+// Run is New and then Job.Run.
 func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
-	if err := cfg.Validate(); err != nil {
+	j, err := New(cfg, log)
+	if err != nil {
 		return Summary{}, err
 	}
+	return j.Run(ctx)
+}
+
+// Job is one coordinator run. New plans it and binds its listener; Run
+// serves it to its workers until every task is committed; Status and
+// Events may be called at any time, from any goroutine.
+type Job struct {
+	cfg      Config
+	log      hclog.Logger
+	plan     solver.Plan
+	lis      net.Listener
+	sched    *scheduler
+	svc      *service
+	pub      *publisher // listing runs only
+	spillDir string
+	start    time.Time
+	// quietListen logs the address at debug level: Listen was left empty
+	// and every worker is embedded, so nobody needs to know it.
+	quietListen bool
+}
+
+// New validates cfg, plans the job, opens its journal (cfg.OpenJournal),
+// restores what an earlier run committed and binds the listener. Bad
+// requests return ErrUsage errors (FieldError for a bad field). Nothing
+// runs until Run; a Job that is never run must be closed with Close.
+func New(cfg Config, log hclog.Logger) (*Job, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	quiet := cfg.Listen == "" && cfg.Workers > 0 // nobody asked where it listens
 	cfg = cfg.withDefaults()
-	if cfg.Stdout == nil {
-		cfg.Stdout = os.Stdout
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = os.Stderr
-	}
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	if cfg.First {
-		return runFirst(ctx, cfg, log)
+	plan, err := cfg.newPlan()
+	if err != nil {
+		return nil, err
 	}
-	kind, want := cfg.kind(), cfg.wantsSolutions()
-	depth := cfg.Depth
+	if cfg.OpenJournal != nil {
+		jr, restored, err := cfg.OpenJournal(plan)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Journal, cfg.Restored = jr, restored
+	}
+	if cfg.Sink != nil && len(cfg.Restored) > 0 {
+		return nil, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
+	}
+	j := &Job{cfg: cfg, log: log, plan: plan, start: time.Now(), quietListen: quiet}
+	if err := j.prepare(); err != nil {
+		j.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// newPlan plans the tasks: AutoDepth sizes the plan for the embedded
+// workers, or for this machine's cores when every worker is remote.
+func (c Config) newPlan() (solver.Plan, error) {
+	depth := c.Depth
 	if depth == AutoDepth {
-		slots := cfg.Workers
+		slots := c.Workers
 		if slots == 0 {
 			slots = runtime.NumCPU()
 		}
-		depth = solver.AutoDepth(cfg.N, slots, kind)
+		depth = solver.AutoDepth(c.N, slots, c.kind())
 	}
-	plan, err := solver.NewPlan(cfg.N, depth, kind)
+	plan, err := solver.NewPlan(c.N, depth, c.kind())
 	if err != nil {
-		return Summary{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return solver.Plan{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
+	return plan, nil
+}
 
-	if cfg.OpenJournal != nil {
-		j, restored, err := cfg.OpenJournal(plan)
-		if err != nil {
-			return Summary{}, err
+// prepare makes the scheduler, the listing and the listener.
+func (j *Job) prepare() error {
+	cfg := j.cfg
+	opt := schedOptions{
+		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
+		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
+		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.maxSessions,
+	}
+	if cfg.Sink != nil {
+		if err := j.prepareListing(&opt); err != nil {
+			return err
 		}
-		cfg.Journal, cfg.Restored = j, restored
 	}
-	if want && len(cfg.Restored) > 0 {
-		return Summary{}, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
+	j.sched = newScheduler(opt)
+	if j.pub != nil && cfg.VerifyFraction > 0 {
+		j.pub.final = j.sched.finished()
 	}
-	var sink Sink
-	if want {
-		s, err := render.Open(render.Options{
-			N: cfg.N, Format: cfg.Format, SolutionsPath: cfg.Solutions, Stdout: cfg.Stdout,
-			PNGDir: cfg.PNGDir, SVGDir: cfg.SVGDir, SheetPath: cfg.SheetPath, Limit: cfg.Limit, Unique: cfg.Unique,
-		})
-		if err != nil {
-			return Summary{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	for i, c := range cfg.Restored {
+		if err := j.sched.restore(i, c); err != nil {
+			return err
 		}
-		sink = s
 	}
-
+	j.sched.checkDone()
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		if sink != nil {
-			sink.Close(0)
-		}
-		return Summary{}, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	conns := maxConnections
 	if cfg.maxConns > 0 {
 		conns = cfg.maxConns
 	}
-	lis = netutil.LimitListener(lis, conns)
-	addr := lis.Addr().String()
-	log.Info("listening", "addr", addr, "n", cfg.N, "depth", plan.Depth, "tasks", len(plan.Tasks), "kind", kindName(kind))
-	if cfg.OnListen != nil {
-		cfg.OnListen(addr)
+	j.lis = netutil.LimitListener(lis, conns)
+	j.svc = newService(j.sched, j.log.Named("server"), cfg.Heartbeat, j.spillDir)
+	logListen := j.log.Info // remote workers need the address
+	if j.quietListen {
+		logListen = j.log.Debug // the answer is all a user of embedded workers sees
 	}
-
-	j := &job{cfg: cfg, log: log, plan: plan, sink: sink, start: time.Now()}
-	return j.run(ctx, lis)
+	logListen("listening", "addr", j.Addr(), "n", cfg.N, "depth", j.plan.Depth, "tasks", len(j.plan.Tasks), "kind", kindName(j.plan.Kind))
+	return nil
 }
 
-// job is one running coordinator.
-type job struct {
-	cfg   Config
-	log   hclog.Logger
-	plan  solver.Plan
-	sink  Sink
-	start time.Time
-	sched *scheduler
-	pub   *publisher
+// prepareListing makes the spill folder and the publisher of a listing.
+func (j *Job) prepareListing(opt *schedOptions) error {
+	dir, err := os.MkdirTemp(j.cfg.SpillDir, "nqueens-spill-*")
+	if err != nil {
+		return fmt.Errorf("spill folder: %w", err)
+	}
+	j.spillDir = dir
+	sizes := defaultBucketSizes
+	sizes.records = j.cfg.testRecords
+	pub, err := newPublisher(dir, j.plan.N, len(j.plan.Tasks), j.plan.Kind == solver.KindUnique, j.cfg.Sink, sizes)
+	if err != nil {
+		return fmt.Errorf("spill folder: %w", err)
+	}
+	j.pub = pub
+	opt.Listing = pub
+	return nil
 }
 
-func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
-	cfg, log := j.cfg, j.log
-	j.sched = newScheduler(j.plan, cfg.Lease, cfg.MaxAttempts, j.sink != nil, cfg.Clock, log.Named("scheduler"))
-	j.sched.journal = cfg.Journal
-	j.sched.verifyFrac = cfg.VerifyFraction
-	j.sched.msgRate = cfg.MessageRate
-	spillDir := ""
-	if j.sink != nil {
-		dir, err := os.MkdirTemp(cfg.SpillDir, "nqueens-spill-*")
-		if err != nil {
-			lis.Close()
-			j.sink.Close(0)
-			return Summary{}, fmt.Errorf("spill folder: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		spillDir = dir
-		sizes := defaultBucketSizes
-		sizes.records = cfg.testRecords
-		pub, err := newPublisher(dir, j.plan.N, len(j.plan.Tasks), j.plan.Kind == solver.KindUnique, j.sink, sizes)
-		if err != nil {
-			lis.Close()
-			j.sink.Close(0)
-			return Summary{}, fmt.Errorf("spill folder: %w", err)
-		}
-		if cfg.VerifyFraction > 0 {
-			pub.final = j.sched.done
-		}
-		j.pub = pub
-		j.sched.published, j.sched.revoked = j.pub.add, j.pub.revoke
-	}
-	for i, c := range cfg.Restored {
-		if err := j.sched.restore(i, c); err != nil {
-			lis.Close()
-			return Summary{}, err
-		}
-	}
-	j.sched.checkDone()
-	if cfg.testJob != nil {
-		cfg.testJob(j)
-	}
+// Addr is the address the gRPC server listens on.
+func (j *Job) Addr() string { return j.lis.Addr().String() }
 
+// Plan is the job's plan.
+func (j *Job) Plan() solver.Plan { return j.plan }
+
+// Close releases what New took (the listener, the spill folder) for a Job
+// that is not run; Run does it itself.
+func (j *Job) Close() {
+	if j.lis != nil {
+		j.lis.Close()
+	}
+	if j.pub != nil {
+		j.pub.cleanup()
+	}
+	if j.spillDir != "" {
+		os.RemoveAll(j.spillDir)
+	}
+}
+
+// Status is a snapshot of the job for the people watching it.
+func (j *Job) Status() Status {
+	st := Status{Started: j.start}
+	j.sched.status(&st)
+	s := &st.Summary
+	s.N, s.Kind, s.Depth = j.plan.N, kindName(j.plan.Kind), j.plan.Depth
+	s.Workers = max(s.Workers, j.cfg.Workers)
+	s.ElapsedSeconds = time.Since(j.start).Seconds()
+	s.Complete = st.Done && s.Error == "" && s.Committed == s.Tasks
+	slices.SortFunc(st.Workers, func(a, b WorkerStatus) int { return a.Joined.Compare(b.Joined) })
+	if j.pub != nil {
+		st.Listing.Writing, st.Listing.Written, st.Listing.Total = j.pub.progress()
+	}
+	st.Recent = j.svc.recentSolutions()
+	return st
+}
+
+// Events returns the job's recent events with Seq > after, oldest first.
+func (j *Job) Events(after uint64) []Event { return j.sched.eventsAfter(after) }
+
+// Run serves the job to its workers (embedded and remote) until every task
+// is committed, writes the listing to cfg.Sink (and closes it) and returns
+// the summary. Cancelling ctx drains the workers and returns a partial
+// summary with an ErrInterrupted error. Run returns only when all its
+// goroutines have ended.
+func (j *Job) Run(ctx context.Context) (Summary, error) {
+	defer j.Close()
+	srv, hs := j.newServer()
+	bgCtx, stopBG := context.WithCancel(context.Background())
+	defer stopBG()
+	var bg sync.WaitGroup // everything but the embedded workers
+	serveErr := make(chan error, 1)
+	bg.Go(func() { serveErr <- srv.Serve(j.lis) })
+	bg.Go(func() { j.sched.run(bgCtx) })
+	pubDone := make(chan error, 1)
+	if j.pub != nil {
+		bg.Go(func() {
+			err := j.pub.run(bgCtx)
+			if err != nil && bgCtx.Err() == nil {
+				j.sched.fail(err)
+			}
+			pubDone <- err
+		})
+	}
+	wctx, cancelWorkers := context.WithCancel(context.Background())
+	defer cancelWorkers()
+	workers := j.startWorkers(wctx)
+
+	runErr := j.serve(ctx, serveErr, pubDone)
+	_, _, _, schedErr := j.sched.totals()
+	reason := "job done"
+	if runErr != nil || schedErr != nil {
+		reason = "coordinator stopping"
+	}
+	j.shutdown(srv, hs, workers, cancelWorkers, reason)
+	j.sched.wait() // every commit durable before the summary
+	stopBG()
+	bg.Wait()
+	return j.finish(runErr)
+}
+
+// newServer makes the gRPC server: the coordinator service, health and
+// reflection.
+func (j *Job) newServer() (*grpc.Server, *health.Server) {
 	srv := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.KeepaliveParams(serverKeepalive),
 		grpc.KeepaliveEnforcementPolicy(serverEnforce),
 		grpc.MaxRecvMsgSize(MaxRecvMsgSize),
 		grpc.MaxConcurrentStreams(maxConcurrentStreams),
-	}, cfg.ServerOptions...)...)
+	}, j.cfg.ServerOptions...)...)
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
 	hs.SetServingStatus(nqueenspb.CoordinatorService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	nqueenspb.RegisterCoordinatorServiceServer(srv, &service{sched: j.sched, log: log.Named("server"), heartbeat: cfg.Heartbeat, spillDir: spillDir,
-		wire: wire{n: j.plan.N, want: j.sink != nil}})
+	nqueenspb.RegisterCoordinatorServiceServer(srv, j.svc)
 	reflection.Register(srv)
+	return srv, hs
+}
 
-	var bg sync.WaitGroup // everything but the embedded workers
-	serveErr := make(chan error, 1)
-	bg.Add(1)
-	go func() {
-		defer bg.Done()
-		serveErr <- srv.Serve(lis)
-	}()
-
-	stopBG := make(chan struct{})
-	bg.Add(1)
-	go func() { // lease expiry
-		defer bg.Done()
-		t := time.NewTicker(cfg.SweepInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				j.sched.expire(cfg.Clock.Now())
-			case <-stopBG:
-				return
-			}
-		}
-	}()
-	bg.Add(1)
-	go func() {
-		defer bg.Done()
-		j.showProgress(stopBG)
-	}()
-	pubDone := make(chan error, 1)
-	pubCtx, cancelPub := context.WithCancel(context.Background())
-	defer cancelPub()
-	if j.pub != nil {
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			err := j.pub.run(pubCtx)
-			if err != nil && pubCtx.Err() == nil {
-				j.sched.fail(err)
-			}
-			pubDone <- err
-		}()
-	}
-
-	// Embedded workers: real gRPC clients over loopback.
+// startWorkers starts the embedded workers: real gRPC clients over
+// loopback, one slot each.
+func (j *Job) startWorkers(ctx context.Context) *sync.WaitGroup {
 	var workers sync.WaitGroup
-	wctx, cancelWorkers := context.WithCancel(context.Background())
-	defer cancelWorkers()
-	dial := loopback(lis.Addr())
-	for i := range cfg.Workers {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			wlog := log.Named("worker").With("embedded", i)
-			err := worker.Run(wctx, worker.Config{
+	dial := loopback(j.lis.Addr())
+	for i := range j.cfg.Workers {
+		workers.Go(func() {
+			wlog := j.log.Named("worker").With("embedded", i)
+			err := worker.Run(ctx, worker.Config{
 				Join: dial, Slots: 1, Name: fmt.Sprintf("embedded-%d", i),
-				JoinTimeout: embeddedJoinTimeout, DialOptions: cfg.WorkerDialOptions, Quiet: true,
+				JoinTimeout: embeddedJoinTimeout, DialOptions: j.cfg.WorkerDialOptions, Quiet: true,
 			}, wlog)
 			if err != nil {
 				wlog.Error("embedded worker failed", "error", err)
 			}
-		}()
+		})
 	}
+	return &workers
+}
 
-	var runErr error
+// serve waits for the end of the job: every task committed and the listing
+// written, the server failing, or ctx ending.
+func (j *Job) serve(ctx context.Context, serveErr <-chan error, pubDone <-chan error) error {
 	select {
-	case <-j.sched.done:
+	case <-j.sched.finished():
 	case err := <-serveErr:
-		runErr = fmt.Errorf("grpc server: %w", err)
-		j.sched.fail(runErr)
+		err = fmt.Errorf("grpc server: %w", err)
+		j.sched.fail(err)
+		return err
 	case <-ctx.Done():
-		runErr = ErrInterrupted
+		return ErrInterrupted
 	}
-	_, _, _, schedErr := j.sched.totals()
-	if runErr == nil && schedErr == nil && j.pub != nil {
-		// Every task is committed: wait for the listing to be written.
-		log.Info("every task committed; writing the solutions", "elapsed", time.Since(j.start).Round(time.Millisecond))
-		select {
-		case err := <-pubDone:
-			runErr = err
-		case <-ctx.Done():
-			runErr = ErrInterrupted
-		}
+	if _, _, _, err := j.sched.totals(); err != nil || j.pub == nil {
+		return nil
 	}
+	// Every task is committed: wait for the listing to be written.
+	j.log.Debug("every task committed; writing the solutions", "elapsed", time.Since(j.start).Round(time.Millisecond))
+	select {
+	case err := <-pubDone:
+		return err
+	case <-ctx.Done():
+		return ErrInterrupted
+	}
+}
 
-	// Shutdown: NOT_SERVING, drain the workers, stop gracefully with a
-	// deadline, then stop hard.
-	reason := "job done"
-	if runErr != nil || schedErr != nil {
-		reason = "coordinator stopping"
-	}
+// shutdown turns health to NOT_SERVING, drains the workers, stops the
+// server gracefully within the drain timeout, then hard.
+func (j *Job) shutdown(srv *grpc.Server, hs *health.Server, workers *sync.WaitGroup, cancelWorkers func(), reason string) {
 	hs.Shutdown()
 	j.sched.drain(reason)
-	if !waitTimeout(&workers, cfg.DrainTimeout) {
+	if !waitTimeout(workers, j.cfg.DrainTimeout) {
 		cancelWorkers()
 		workers.Wait()
 	}
@@ -286,47 +335,42 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	go func() { srv.GracefulStop(); close(stopped) }()
 	select {
 	case <-stopped:
-	case <-time.After(cfg.DrainTimeout):
-		log.Warn("graceful stop timed out; closing open streams")
+	case <-time.After(j.cfg.DrainTimeout):
+		j.log.Warn("graceful stop timed out; closing open streams")
 		srv.Stop()
 		<-stopped
 	}
 	cancelWorkers()
 	workers.Wait()
-	j.sched.journaling.Wait() // every commit durable before the summary
-	j.sched.truths.Wait()     // the coordinator's own recomputations
-	close(stopBG)
-	cancelPub()
-	bg.Wait()
-	if j.pub != nil {
-		j.pub.cleanup()
-	}
+}
 
+// finish makes the summary and closes the sink.
+func (j *Job) finish(runErr error) (Summary, error) {
 	sum, err := j.summary()
 	if err == nil {
 		err = runErr
 	}
-	if err == nil && j.sink != nil {
-		listed := sum.Solutions
-		if j.plan.Kind == solver.KindUnique {
-			listed = sum.Unique
-		}
-		if cerr := j.sink.Close(listed); cerr != nil {
-			err = fmt.Errorf("write solutions: %w", cerr)
-		}
-	} else if j.sink != nil {
-		j.sink.Close(0)
+	sink := j.cfg.Sink
+	if sink == nil {
+		return sum, err
 	}
-	if perr := sum.print(cfg); perr != nil && err == nil {
-		err = perr
+	if err != nil {
+		sink.Close(0)
+		return sum, err
+	}
+	listed := sum.Solutions
+	if j.plan.Kind == solver.KindUnique {
+		listed = sum.Unique
+	}
+	if cerr := sink.Close(listed); cerr != nil {
+		err = fmt.Errorf("write solutions: %w", cerr)
 	}
 	return sum, err
 }
 
 // summary gathers the result; it fails when the job failed or is partial.
-func (j *job) summary() (Summary, error) {
+func (j *Job) summary() (Summary, error) {
 	counts, committed, stats, err := j.sched.totals()
-	elapsed := time.Since(j.start)
 	s := Summary{
 		N:              j.plan.N,
 		Kind:           kindName(j.plan.Kind),
@@ -337,17 +381,10 @@ func (j *job) summary() (Summary, error) {
 		Depth:          j.plan.Depth,
 		Workers:        max(j.cfg.Workers, j.sched.peakWorkers()),
 		Nodes:          counts.Nodes,
-		ElapsedSeconds: elapsed.Seconds(),
-		Leased:         stats.Leased,
-		Conflicts:      stats.Conflicts,
-		Duplicates:     stats.Duplicates,
-		Rejected:       stats.Rejected,
-		Requeued:       stats.Requeued,
-		Expired:        stats.Expired,
-		Verified:       stats.Verified,
-		Quarantined:    stats.Quarantined,
+		ElapsedSeconds: time.Since(j.start).Seconds(),
 		Complete:       committed == len(j.plan.Tasks) && err == nil,
 	}
+	s.setStats(stats)
 	if err != nil {
 		s.Error = err.Error()
 	}

@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -27,8 +26,6 @@ func testConfig(n, workers int) Config {
 	c := NewConfig(n)
 	c.Workers = workers
 	c.Listen = "127.0.0.1:0"
-	c.Progress = ProgressOff
-	c.Stdout, c.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
 	c.DrainTimeout = 5 * time.Second
 	return c
 }

@@ -2,16 +2,15 @@ package coordinator
 
 import (
 	"container/heap"
-	"errors"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
-	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -28,8 +27,8 @@ func (realClock) Now() time.Time { return time.Now() }
 // Journal makes commits durable (issue 6). Commit is called once per
 // committed task, after the result was validated and before the worker is
 // acknowledged, outside the scheduler's lock (so a journal may share one
-// fsync among concurrent commits), with the committer's session key; Run
-// waits for every Commit before it prints the summary. Distrust is called,
+// fsync among concurrent commits), with the committer's session key; the
+// scheduler's wait returns only after every Commit. Distrust is called,
 // under the lock, when --verify-fraction quarantines a worker: a resume
 // must not keep anything that worker committed, even a Commit still in
 // flight, and its tasks may be committed again by others. If either fails,
@@ -51,52 +50,121 @@ type Stats struct {
 	Quarantined uint64 // workers caught reporting wrong counts
 }
 
+// TaskID names one task of one plan: a result for another plan (another
+// N, depth, kind or solver version) never matches.
+type TaskID struct {
+	Plan  uint64 // solver.Plan.Fingerprint
+	Index int    // the task's index in the plan
+}
+
+// Assignment is one lease on its way to a worker.
+type Assignment struct {
+	Lease    uint64
+	Task     TaskID
+	Prefix   []int // solver.Task.Prefix
+	Deadline time.Time
+}
+
+// Outcome is the scheduler's verdict on a result; server.go maps it to the
+// wire's Ack outcome.
+type Outcome uint8
+
+// The outcomes of a result.
+const (
+	OutcomeCommitted Outcome = iota + 1 // first valid result: counted
+	OutcomeDuplicate                    // equal to the committed one: dropped
+	OutcomeConflict                     // differs from the committed one: dropped, logged
+	OutcomeRejected                     // invalid, foreign, unknown or from a quarantined worker
+	OutcomeVerified                     // a verification that agrees
+)
+
+// mailbox carries a session's messages to its worker: server.go's outbox
+// turns them into wire messages for the session's one sender goroutine.
+// The scheduler calls it under its lock, so no method may block.
+type mailbox interface {
+	assign(a Assignment)
+	cancel(lease uint64, task TaskID, reason string)
+	drain(reason string)
+	close()
+}
+
+// listingPublisher takes the spilled solutions of committed listing tasks
+// (package listing): add hands over a committed attempt's spill file,
+// revoke takes a task back (a quarantine). The scheduler calls them under
+// its lock, so they must not block.
+type listingPublisher interface {
+	Add(index int, path string)
+	Revoke(index int)
+}
+
+// cause says why a lease ended without a result. Only a failure reported
+// by the solver itself counts toward a task's retry cap: a broken stream,
+// an expiry or a rejection is the worker's or the network's fault, never
+// the task's (issue 12, D7).
+type cause uint8
+
+const (
+	causeReleased   cause = iota // the worker handed it back
+	causeBroken                  // the worker's stream ended
+	causeExpired                 // no heartbeat within the lease
+	causeRejected                // the worker sent an invalid batch or result
+	causeSolver                  // the solver failed on the task (Result.failure)
+	causeElsewhere               // another attempt committed it
+	causeQuarantine              // the worker was caught lying
+)
+
 // lease is one attempt at a task by one worker session.
 type lease struct {
 	id       uint64
 	task     int
 	sess     *session
 	deadline time.Time
-	live     bool // false once taken back or finished; kept for late results
+	live     bool // false once taken back or finished; kept a while for late results
 	verify   bool // a verification of a committed task
 }
 
 // taskState is the scheduler's record of one task of the plan.
 type taskState struct {
 	committed bool
+	restored  bool // committed by an earlier run (read from the journal)
 	counts    solver.Counts
-	failures  int         // attempts that ended without a result (retry cap)
+	failedOn  []string    // distinct workers whose solver failed on it (retry cap)
 	lease     *lease      // the live lease, nil when queued or committed
 	queued    bool        // in the retry heap
 	committer *session    // whose result was committed (nil: restored or the coordinator's)
 	verify    verifyState // --verify-fraction progress
 }
 
+// schedOptions is everything a scheduler depends on.
+type schedOptions struct {
+	Plan        solver.Plan
+	Lease       time.Duration // how long a silent worker keeps a task
+	Sweep       time.Duration // how often run looks for expired leases
+	MaxAttempts int           // distinct workers a task may fail on before the job fails
+	Want        bool          // tasks stream their solutions (a listing)
+	Clock       Clock
+	Log         hclog.Logger
+	Journal     Journal          // nil: commits live in memory only
+	Listing     listingPublisher // nil unless Want
+	// VerifyFraction of the committed tasks is computed again elsewhere.
+	VerifyFraction float64
+	MessageRate    float64 // Work messages per second per worker (limits.go)
+	MaxSessions    int     // joined workers at most (maxSessions)
+}
+
 // scheduler owns the job's bookkeeping: which task is queued, leased to
-// whom until when, or committed with which counts. Every method takes mu;
+// whom until when, or committed with which counts. It speaks plain Go
+// types; server.go converts to and from the wire. Every method takes mu;
 // nothing in it blocks on the network (messages to workers go to
-// unbounded per-session outboxes that sender goroutines drain).
+// mailboxes that sender goroutines drain).
 type scheduler struct {
+	opt         schedOptions
 	plan        solver.Plan
 	fingerprint uint64
-	leaseLen    time.Duration
-	maxAttempts int
-	want        bool // tasks stream their solutions
-	clock       Clock
 	log         hclog.Logger
-	journal     Journal
 	journaling  sync.WaitGroup // Journal.Commit calls in flight
-	// published receives each committed task index with its spilled
-	// solutions (want only); it is called under mu and must not block.
-	published func(index int, path string)
-	// revoked takes back a published task that goes back to the queue
-	// (a quarantine); called under mu, must not block.
-	revoked     func(index int)
-	msgRate     float64        // Work messages per second per worker (limits.go)
-	maxSessions int            // joined workers at most (maxSessions; tests lower it)
-	verifyFrac  float64        // fraction of committed tasks verified on another worker
-	rng         *rand.Rand     // samples the verified tasks; used under mu
 	truths      sync.WaitGroup // the coordinator's own recomputations in flight
+	rng         *rand.Rand     // samples the verified tasks; used under mu
 
 	mu sync.Mutex
 	// mu guards every field below.
@@ -104,82 +172,154 @@ type scheduler struct {
 	retry         indexHeap           // tasks taken back, lowest index first; served before fresh ones
 	next          int                 // next task never leased
 	sessions      map[string]*session // joined workers by id
-	leases        map[uint64]*lease   // every lease of the job by id, live or not
+	leases        map[uint64]*lease   // live leases, and the recent ended ones in ended
+	ended         leaseRing           // recently ended leases, for late results
 	nextLease     uint64
 	nextWID       uint64
 	committed     int
-	solutions     uint64 // committed solutions so far, for progress only
+	restored      int
+	solutions     uint64 // committed solutions so far (totals recomputes the result)
+	unique        uint64 // committed fundamental solutions so far
+	nodes         uint64 // committed nodes so far
 	stats         Stats
 	err           error // the job failed
 	draining      bool  // no more assignments; new sessions are drained at once
 	peak          int   // most sessions attached at once
 	verifyQ       []int // committed tasks waiting for verification
 	pendingVerify int   // sampled tasks not yet verified
+	work          workEstimate
+	busy          busyClock
+	events        eventLog
 	done          chan struct{}
 }
 
-func newScheduler(plan solver.Plan, leaseLen time.Duration, maxAttempts int, want bool, clock Clock, log hclog.Logger) *scheduler {
-	return &scheduler{
-		rng:         rand.New(rand.NewPCG(plan.Fingerprint(), 0x6e71756565)),
-		msgRate:     DefaultMessageRate,
-		maxSessions: maxSessions,
-		plan:        plan,
-		fingerprint: plan.Fingerprint(),
-		leaseLen:    leaseLen,
-		maxAttempts: maxAttempts,
-		want:        want,
-		clock:       clock,
-		log:         log,
-		tasks:       make([]taskState, len(plan.Tasks)),
+// newScheduler makes a scheduler for opt.Plan; opt's zero fields take the
+// command line's defaults.
+func newScheduler(opt schedOptions) *scheduler {
+	if opt.Clock == nil {
+		opt.Clock = realClock{}
+	}
+	if opt.Log == nil {
+		opt.Log = hclog.NewNullLogger()
+	}
+	if opt.Lease <= 0 {
+		opt.Lease = DefaultLease
+	}
+	if opt.Sweep <= 0 {
+		opt.Sweep = min(opt.Lease/10, time.Second)
+	}
+	if opt.MaxAttempts <= 0 {
+		opt.MaxAttempts = DefaultMaxAttempts
+	}
+	if opt.MessageRate <= 0 {
+		opt.MessageRate = DefaultMessageRate
+	}
+	if opt.MaxSessions <= 0 {
+		opt.MaxSessions = maxSessions
+	}
+	s := &scheduler{
+		opt:         opt,
+		plan:        opt.Plan,
+		fingerprint: opt.Plan.Fingerprint(),
+		log:         opt.Log,
+		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
+		tasks:       make([]taskState, len(opt.Plan.Tasks)),
 		sessions:    make(map[string]*session),
 		leases:      make(map[uint64]*lease),
 		done:        make(chan struct{}),
 	}
+	s.work = newWorkEstimate(opt.Plan)
+	s.events.clock = opt.Clock
+	return s
 }
 
-// restore marks a task committed before any worker joins (a resumed job).
-func (s *scheduler) restore(index int, c solver.Counts) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if index < 0 || index >= len(s.tasks) {
-		return fmt.Errorf("restore task %d: plan has %d tasks", index, len(s.tasks))
+// run looks for expired leases every Sweep until ctx ends.
+func (s *scheduler) run(ctx context.Context) {
+	t := time.NewTicker(s.opt.Sweep)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.expire(s.opt.Clock.Now())
+		case <-ctx.Done():
+			return
+		}
 	}
-	t := &s.tasks[index]
-	if !t.committed {
-		t.committed, t.counts = true, c
-		s.committed++
-		s.solutions += c.Total
-	}
-	s.finishIfDoneLocked()
-	return nil
 }
 
-// checkDone finishes a job that has nothing left to do (an empty plan, or
-// every task restored).
-func (s *scheduler) checkDone() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.finishIfDoneLocked()
+// wait returns once every journal commit and every recomputation of the
+// coordinator's own has ended: after it, the committed set is final.
+func (s *scheduler) wait() {
+	s.journaling.Wait()
+	s.truths.Wait()
 }
 
-// join registers a worker and returns its session id.
-// It fails with errTooManyWorkers when maxSessions are joined already.
-func (s *scheduler) join(name string) (*session, error) {
+// finished is closed when every task is committed (and verified) or the
+// job failed.
+func (s *scheduler) finished() <-chan struct{} { return s.done }
+
+// session is one joined worker, as the scheduler sees it. Its fields are
+// guarded by scheduler.mu, except lastSeen (atomic: stamped on every
+// message without the lock) and limit (its own lock).
+type session struct {
+	id, name    string
+	key         uint64 // random, unique across runs: names its commits in the journal
+	slots       int
+	version     string
+	addr        string
+	credits     int
+	held        map[uint64]*lease // live leases by id
+	attached    bool
+	gone        bool
+	quarantined bool      // caught lying: drained, its results refused
+	strikes     int       // invalid batches and results it sent
+	joined      time.Time // when Join made the session (unattached ones expire)
+	tasks       uint64    // tasks it committed
+	nodes       uint64    // nodes of those tasks
+	out         mailbox
+	warns       *warnLimiter // its warnings, rate-limited
+	limit       *limiter     // its Work messages per second
+	lastSeen    atomic.Int64 // unix nanoseconds of its last message
+}
+
+// seen stamps the session's last message.
+func (sess *session) seen(now time.Time) { sess.lastSeen.Store(now.UnixNano()) }
+
+// live reports whether the session has a stream and may get leases.
+func (sess *session) live() bool { return sess.attached && !sess.gone }
+
+// joinRequest is what a worker says of itself when it joins.
+type joinRequest struct {
+	name, version string
+	slots         int
+}
+
+// join registers a worker. It fails with errTooManyWorkers when
+// MaxSessions are joined already.
+func (s *scheduler) join(req joinRequest, out mailbox) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.sessions) >= s.maxSessions {
-		return nil, errTooManyWorkers
+	if len(s.sessions) >= s.opt.MaxSessions {
+		s.dropUnattachedLocked(s.opt.Clock.Now())
+		if len(s.sessions) >= s.opt.MaxSessions {
+			return nil, errTooManyWorkers
+		}
 	}
 	s.nextWID++
+	now := s.opt.Clock.Now()
 	sess := &session{
-		id:     fmt.Sprintf("w%d", s.nextWID),
-		key:    workerKey(),
-		name:   name,
-		held:   make(map[uint64]*lease),
-		out:    newOutbox(),
-		joined: s.clock.Now(),
-		limit:  newLimiter(s.msgRate, s.clock.Now()),
+		id:      fmt.Sprintf("w%d", s.nextWID),
+		key:     workerKey(),
+		name:    req.name,
+		version: req.version,
+		slots:   req.slots,
+		held:    make(map[uint64]*lease),
+		out:     out,
+		joined:  now,
+		limit:   newLimiter(s.opt.MessageRate, now),
+		warns:   newWarnLimiter(s.log.With("worker_id", fmt.Sprintf("w%d", s.nextWID), "worker_name", req.name), s.opt.Clock),
 	}
+	sess.seen(now)
 	s.sessions[sess.id] = sess
 	return sess, nil
 }
@@ -196,15 +336,16 @@ func workerKey() uint64 {
 	}
 }
 
-// errTooManyWorkers refuses a Join beyond maxSessions.
+// errTooManyWorkers refuses a Join beyond MaxSessions.
 var errTooManyWorkers = fmt.Errorf("more than %d workers joined", maxSessions)
 
 // dropUnattachedLocked forgets sessions that joined but opened no Work
-// stream within a lease: a worker that died between Join and Work, or a
-// client that only calls Join.
+// stream within unattachedTTL: a worker that died between Join and Work,
+// or a client that only calls Join.
 func (s *scheduler) dropUnattachedLocked(now time.Time) {
+	ttl := min(s.opt.Lease, unattachedTTL)
 	for id, sess := range s.sessions {
-		if !sess.attached && now.Sub(sess.joined) > s.leaseLen {
+		if !sess.attached && now.Sub(sess.joined) > ttl {
 			delete(s.sessions, id)
 		}
 	}
@@ -212,7 +353,7 @@ func (s *scheduler) dropUnattachedLocked(now time.Time) {
 
 // attach binds a Work stream to a joined session and grants its first
 // credits. A session attaches once.
-func (s *scheduler) attach(id string, credits uint32) (*session, error) {
+func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess := s.sessions[id]
@@ -222,22 +363,30 @@ func (s *scheduler) attach(id string, credits uint32) (*session, error) {
 	if sess.attached {
 		return nil, fmt.Errorf("worker id %q already has a Work stream", id)
 	}
-	sess.attached = true
-	live := 0
-	for _, o := range s.sessions {
-		if o.attached && !o.gone {
-			live++
-		}
-	}
+	sess.attached, sess.addr = true, addr
+	live := s.liveLocked()
 	s.peak = max(s.peak, live)
+	s.busy.set(s.opt.Clock.Now(), live)
+	s.events.add(EventJoin, sess.name, fmt.Sprintf("%s, %d slots", addr, sess.slots))
 	// While a verification is pending the job is not over: it may send
 	// tasks back to the queue (a quarantine), and this worker may verify.
 	if s.draining || s.err != nil || s.committed == len(s.tasks) && s.pendingVerify == 0 {
-		sess.out.push(drainMsg("job is over"))
+		sess.out.drain("job is over")
 		return sess, nil
 	}
 	s.addCreditsLocked(sess, credits)
 	return sess, nil
+}
+
+// liveLocked counts the sessions with a stream.
+func (s *scheduler) liveLocked() int {
+	n := 0
+	for _, o := range s.sessions {
+		if o.live() {
+			n++
+		}
+	}
+	return n
 }
 
 // ready grants a session more credits.
@@ -258,7 +407,7 @@ func (s *scheduler) dispatchLocked() {
 		return
 	}
 	for _, sess := range s.sessions {
-		for sess.attached && !sess.gone && !sess.quarantined && sess.credits > 0 {
+		for sess.live() && !sess.quarantined && sess.credits > 0 {
 			if idx, ok := s.popLocked(); ok {
 				s.leaseLocked(sess, idx, false)
 				continue
@@ -297,7 +446,7 @@ func (s *scheduler) popLocked() (int, bool) {
 
 func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	s.nextLease++
-	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: s.clock.Now().Add(s.leaseLen), live: true, verify: verify}
+	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: s.opt.Clock.Now().Add(s.opt.Lease), live: true, verify: verify}
 	s.leases[l.id] = l
 	s.stats.Leased++
 	if !verify {
@@ -306,35 +455,37 @@ func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	sess.held[l.id] = l
 	sess.credits--
 	sess.limit.grant(messagesPerLease)
-	task := s.plan.Tasks[idx]
-	prefix := make([]uint32, len(task.Prefix))
-	for i, c := range task.Prefix {
-		prefix[i] = uint32(c)
-	}
-	sess.out.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Assign{Assign: &nqueenspb.Assign{
-		TaskId:        s.taskID(idx),
-		N:             uint32(s.plan.N),
-		Kind:          nqueenspb.TaskKind_TASK_KIND_COUNT, // listings too: see solver.ListTask
-		Prefix:        prefix,
-		WantSolutions: s.want,
-		Deadline:      timestamppb.New(l.deadline),
-		LeaseId:       l.id,
-	}}})
+	sess.out.assign(Assignment{Lease: l.id, Task: s.taskID(idx), Prefix: s.plan.Tasks[idx].Prefix, Deadline: l.deadline})
 }
 
-func (s *scheduler) taskID(idx int) *nqueenspb.TaskId {
-	return &nqueenspb.TaskId{PlanFingerprint: s.fingerprint, Index: uint32(idx)}
-}
+func (s *scheduler) taskID(idx int) TaskID { return TaskID{Plan: s.fingerprint, Index: idx} }
 
-// takeBackLocked ends a live lease without a result and queues its task at
-// the front. A failure counts toward the task's retry cap; when the cap is
-// reached the job fails.
-func (s *scheduler) takeBackLocked(l *lease, failure bool, reason string) {
+// endLeaseLocked ends a live lease: it leaves its session and its task,
+// and its record moves to the ring of recently ended leases, so a late
+// result can still be matched while memory stays proportional to the live
+// leases (issue 12, D4).
+func (s *scheduler) endLeaseLocked(l *lease) {
 	if !l.live {
 		return
 	}
 	l.live = false
 	delete(l.sess.held, l.id)
+	if t := &s.tasks[l.task]; t.lease == l {
+		t.lease = nil
+	}
+	if old := s.ended.push(l); old != nil && s.leases[old.id] == old {
+		delete(s.leases, old.id)
+	}
+}
+
+// takeBackLocked ends a live lease without a result and queues its task at
+// the front. Only a solver failure counts toward the task's retry cap: when
+// the task has failed on MaxAttempts distinct workers, the job fails.
+func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
+	if !l.live {
+		return
+	}
+	s.endLeaseLocked(l)
 	t := &s.tasks[l.task]
 	if l.verify { // the verification goes back to its queue
 		if t.verify == verifyLeased && t.committed {
@@ -343,20 +494,27 @@ func (s *scheduler) takeBackLocked(l *lease, failure bool, reason string) {
 		}
 		return
 	}
-	if t.lease == l {
-		t.lease = nil
-	}
 	s.stats.Requeued++
-	if failure {
-		t.failures++
-		if t.failures >= s.maxAttempts && !t.committed {
-			s.failLocked(fmt.Errorf("task %d failed %d times (last: %s); giving up (retry cap --max-attempts)", l.task, t.failures, reason))
+	if why == causeSolver && !t.committed {
+		t.failedOn = addDistinct(t.failedOn, l.sess.name)
+		if len(t.failedOn) >= s.opt.MaxAttempts {
+			s.failLocked(fmt.Errorf("task %d failed on %d workers (last: %s); giving up (retry cap --max-attempts)", l.task, len(t.failedOn), reason))
 			return
 		}
 	}
 	if !t.committed && !t.queued {
 		s.retryPushLocked(l.task)
 	}
+}
+
+// addDistinct appends name to names unless it is there already.
+func addDistinct(names []string, name string) []string {
+	for _, n := range names {
+		if n == name {
+			return names
+		}
+	}
+	return append(names, name)
 }
 
 // retryPushLocked queues a task at the front.
@@ -369,7 +527,7 @@ func (s *scheduler) retryPushLocked(idx int) {
 func (s *scheduler) heartbeat(sess *session, ids []uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	deadline := s.clock.Now().Add(s.leaseLen)
+	deadline := s.opt.Clock.Now().Add(s.opt.Lease)
 	for _, id := range ids {
 		if l := sess.held[id]; l != nil {
 			l.deadline = deadline
@@ -384,15 +542,15 @@ func (s *scheduler) release(sess *session, ids []uint64) {
 	defer s.mu.Unlock()
 	for _, id := range ids {
 		if l := sess.held[id]; l != nil {
-			s.takeBackLocked(l, false, "released")
+			s.takeBackLocked(l, causeReleased, "released")
 		}
 	}
 	s.dispatchLocked()
 }
 
 // detach ends a session whose stream closed: its live leases go back to the
-// front of the queue at once.
-func (s *scheduler) detach(sess *session, failure bool, reason string) {
+// front of the queue at once, without counting against the tasks.
+func (s *scheduler) detach(sess *session, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sess.gone {
@@ -400,10 +558,14 @@ func (s *scheduler) detach(sess *session, failure bool, reason string) {
 	}
 	sess.gone = true
 	for _, l := range sess.held {
-		s.takeBackLocked(l, failure, reason)
+		s.takeBackLocked(l, causeBroken, reason)
 	}
 	sess.out.close()
 	delete(s.sessions, sess.id)
+	if sess.attached {
+		s.busy.set(s.opt.Clock.Now(), s.liveLocked())
+		s.events.add(EventLeave, sess.name, reason)
+	}
 	s.dispatchLocked()
 }
 
@@ -419,9 +581,10 @@ func (s *scheduler) expire(now time.Time) int {
 			if now.After(l.deadline) {
 				n++
 				s.stats.Expired++
-				s.log.Warn("lease expired", "worker_id", sess.id, "task", l.task, "lease_id", l.id)
-				sess.out.push(cancelMsg(s.taskID(l.task), l.id, "lease expired"))
-				s.takeBackLocked(l, true, "lease expired")
+				sess.warns.warn("lease expired", "task", l.task, "lease_id", l.id)
+				s.events.add(EventExpire, sess.name, fmt.Sprintf("task %d", l.task))
+				sess.out.cancel(l.id, s.taskID(l.task), "lease expired")
+				s.takeBackLocked(l, causeExpired, "lease expired")
 			}
 		}
 	}
@@ -431,167 +594,40 @@ func (s *scheduler) expire(now time.Time) int {
 	return n
 }
 
-// leaseFor returns the live lease id of sess for a batch, renewing it, or
-// an error saying why the batch must be dropped.
-func (s *scheduler) leaseFor(sess *session, id *nqueenspb.TaskId, leaseID uint64) (*lease, error) {
+// leaseFor returns the live lease of sess for a batch, renewing it, or
+// false when the batch must be dropped (it crossed a Cancel on the wire).
+func (s *scheduler) leaseFor(sess *session, id TaskID, leaseID uint64) (task int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := sess.held[leaseID]
-	if l == nil || id == nil || id.GetPlanFingerprint() != s.fingerprint || int(id.GetIndex()) != l.task {
-		return nil, errors.New("no live lease for this batch")
+	if l == nil || id.Plan != s.fingerprint || id.Index != l.task {
+		return 0, false
 	}
-	l.deadline = s.clock.Now().Add(s.leaseLen)
-	return l, nil
+	l.deadline = s.opt.Clock.Now().Add(s.opt.Lease)
+	return l.task, true
 }
 
-// rejectBatch ends a lease whose solutions failed validation: the attempt
-// is counted as failed and the task queued again.
+// rejectBatch ends a lease whose solutions failed validation: the task is
+// queued again and the worker earns a strike.
 func (s *scheduler) rejectBatch(sess *session, leaseID uint64, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Rejected++
 	if l := sess.held[leaseID]; l != nil {
-		sess.out.push(cancelMsg(s.taskID(l.task), l.id, reason))
-		s.takeBackLocked(l, true, reason)
-		s.dispatchLocked()
+		sess.out.cancel(l.id, s.taskID(l.task), reason)
+		s.takeBackLocked(l, causeRejected, reason)
 	}
-}
-
-// outcome is the scheduler's verdict on a Result.
-type outcome struct {
-	code   nqueenspb.Ack_Outcome
-	reason string
-	index  int           // the committed task (COMMITTED only)
-	counts solver.Counts // its counts (COMMITTED only)
-	worker uint64        // its committer's session key (COMMITTED only)
-}
-
-// result judges a Result. streamed is what the attempt's batches delivered
-// (want only): Unique counts the class representatives, Total the
-// solutions of their classes; path is the file they were spilled to. The
-// scheduler takes ownership of path only when it commits.
-func (s *scheduler) result(sess *session, r *nqueenspb.Result, streamed solver.Counts, path string) outcome {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := r.GetTaskId()
-	if id == nil || id.GetPlanFingerprint() != s.fingerprint || int(id.GetIndex()) >= len(s.tasks) {
-		s.stats.Rejected++
-		s.log.Warn("result for unknown task dropped", "worker_id", sess.id, "task_id", id.String())
-		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: "unknown task or other plan"}
-	}
-	idx := int(id.GetIndex())
-	t := &s.tasks[idx]
-	got := solver.Counts{Total: r.GetTotal(), Unique: r.GetUnique(), Nodes: r.GetNodes()}
-	l := s.leases[r.GetLeaseId()]
-	ownLease := l != nil && l.sess == sess && l.task == idx
-	endLease := func() {
-		if ownLease && l.live {
-			l.live = false
-			delete(sess.held, l.id)
-			if t.lease == l {
-				t.lease = nil
-			}
-		}
-	}
-	if sess.quarantined {
-		endLease()
-		s.stats.Rejected++
-		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: "worker quarantined"}
-	}
-	if t.committed && ownLease && l.verify {
-		endLease()
-		return s.verifyResultLocked(sess, idx, got)
-	}
-	if t.committed {
-		endLease()
-		if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
-			s.stats.Duplicates++
-			s.log.Debug("duplicate result dropped", "worker_id", sess.id, "task", idx)
-			return outcome{code: nqueenspb.Ack_OUTCOME_DUPLICATE, reason: "already committed"}
-		}
-		s.stats.Conflicts++
-		s.log.Error("conflicting result dropped", "worker_id", sess.id, "task", idx,
-			"committed_total", t.counts.Total, "committed_unique", t.counts.Unique,
-			"got_total", got.Total, "got_unique", got.Unique)
-		return outcome{code: nqueenspb.Ack_OUTCOME_CONFLICT, reason: fmt.Sprintf("task %d was committed with total %d unique %d", idx, t.counts.Total, t.counts.Unique)}
-	}
-	if !ownLease {
-		s.stats.Rejected++
-		s.log.Warn("result for a task this worker never held dropped", "worker_id", sess.id, "task", idx)
-		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: "task not leased to this worker"}
-	}
-	reason := r.GetFailure()
-	if reason == "" {
-		reason = s.implausible(got, streamed, path)
-	}
-	if reason != "" {
-		s.stats.Rejected++
-		s.log.Warn("invalid result dropped", "worker_id", sess.id, "task", idx, "reason", reason)
-		s.takeBackLocked(l, true, reason) // a no-op for a late result
-		s.dispatchLocked()
-		return outcome{code: nqueenspb.Ack_OUTCOME_REJECTED, reason: reason}
-	}
-	if s.journal != nil {
-		s.journaling.Add(1) // before done can close: Run waits for it
-	}
-	endLease()
-	t.committed, t.counts, t.committer = true, got, sess
-	s.committed++
-	s.solutions += got.Total
-	if t.lease != nil { // another attempt still runs: stop it
-		other := t.lease
-		other.sess.out.push(cancelMsg(id, other.id, "committed by another worker"))
-		s.takeBackLocked(other, false, "committed elsewhere")
-	}
-	if s.want && s.published != nil {
-		s.published(idx, path)
-	}
-	s.sampleLocked(idx)
-	s.finishIfDoneLocked()
+	s.strikeLocked(sess, reason)
 	s.dispatchLocked()
-	return outcome{code: nqueenspb.Ack_OUTCOME_COMMITTED, index: idx, counts: got, worker: sess.key}
 }
 
-// makeDurable journals a commit outside the lock; the caller acknowledges
-// the worker only after it returns true.
-func (s *scheduler) makeDurable(o outcome) bool {
-	if s.journal == nil || o.code != nqueenspb.Ack_OUTCOME_COMMITTED {
-		return true
-	}
-	defer s.journaling.Done()
-	if err := s.journal.Commit(o.index, o.counts, o.worker); err != nil {
-		s.fail(fmt.Errorf("journal commit of task %d: %w", o.index, err))
-		return false
-	}
-	return true
-}
-
-// implausible says why a result cannot be right without recomputing it, or
-// "" when it may be.
-func (s *scheduler) implausible(c solver.Counts, streamed solver.Counts, path string) string {
-	if c.Unique > c.Total {
-		return fmt.Sprintf("unique %d exceeds total %d", c.Unique, c.Total)
-	}
-	if !s.want {
-		return ""
-	}
-	if path == "" && c.Unique > 0 {
-		return "solutions were not streamed"
-	}
-	if c.Unique != streamed.Unique || c.Total != streamed.Total {
-		return fmt.Sprintf("result says %d classes of %d solutions, %d classes of %d were streamed",
-			c.Unique, c.Total, streamed.Unique, streamed.Total)
-	}
-	return ""
-}
-
-func (s *scheduler) finishIfDoneLocked() {
-	if s.committed == len(s.tasks) && s.pendingVerify == 0 && s.err == nil {
-		select {
-		case <-s.done:
-		default:
-			close(s.done)
-		}
+// strikeLocked counts an invalid batch or result against its worker; at
+// maxStrikes the worker is quarantined, so a broken or hostile worker
+// costs the job a few recomputed tasks, never the job itself.
+func (s *scheduler) strikeLocked(sess *session, reason string) {
+	sess.strikes++
+	if sess.strikes >= maxStrikes {
+		s.quarantineLocked(sess, fmt.Sprintf("%d invalid results or batches (last: %s)", sess.strikes, reason))
 	}
 }
 
@@ -612,7 +648,19 @@ func (s *scheduler) failLocked(err error) {
 	default:
 	}
 	s.err = err
+	s.events.add(EventFailed, "", err.Error())
 	close(s.done)
+}
+
+func (s *scheduler) finishIfDoneLocked() {
+	if s.committed == len(s.tasks) && s.pendingVerify == 0 && s.err == nil {
+		select {
+		case <-s.done:
+		default:
+			s.events.add(EventDone, "", fmt.Sprintf("%d tasks committed", s.committed))
+			close(s.done)
+		}
+	}
 }
 
 // drain stops all assignment and tells every session to finish.
@@ -621,7 +669,7 @@ func (s *scheduler) drain(reason string) {
 	defer s.mu.Unlock()
 	s.draining = true
 	for _, sess := range s.sessions {
-		sess.out.push(drainMsg(reason))
+		sess.out.drain(reason)
 	}
 }
 
@@ -630,51 +678,6 @@ func (s *scheduler) peakWorkers() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peak
-}
-
-// progress is a snapshot for the progress display.
-type progress struct {
-	Done, Total int
-	Solutions   uint64
-	Workers     int
-}
-
-func (s *scheduler) progress() progress {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := 0
-	for _, sess := range s.sessions {
-		if sess.attached && !sess.gone {
-			w++
-		}
-	}
-	return progress{Done: s.committed, Total: len(s.tasks), Solutions: s.solutions, Workers: w}
-}
-
-// totals recomputes the job's counts from the committed results, with
-// overflow-checked addition, and reports how many tasks are committed.
-func (s *scheduler) totals() (solver.Counts, int, Stats, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var sum solver.Counts
-	for i := range s.tasks {
-		if !s.tasks[i].committed {
-			continue
-		}
-		var err error
-		if sum, err = sum.Add(s.tasks[i].counts); err != nil {
-			return solver.Counts{}, s.committed, s.stats, fmt.Errorf("adding task %d: %w", i, err)
-		}
-	}
-	return sum, s.committed, s.stats, s.err
-}
-
-func drainMsg(reason string) *nqueenspb.WorkResponse {
-	return &nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Drain{Drain: &nqueenspb.Drain{Reason: reason}}}
-}
-
-func cancelMsg(id *nqueenspb.TaskId, leaseID uint64, reason string) *nqueenspb.WorkResponse {
-	return &nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Cancel{Cancel: &nqueenspb.Cancel{TaskId: id, LeaseId: leaseID, Reason: reason}}}
 }
 
 // indexHeap is a min-heap of task indexes.
@@ -689,4 +692,25 @@ func (h *indexHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// leaseRing remembers the last maxEndedLeases ended leases, oldest first
+// out: a result that arrives after its lease ended (expired, cancelled)
+// is still recognised as its worker's, while a worker that takes and
+// releases leases in a loop cannot grow the coordinator's memory.
+type leaseRing struct {
+	buf  []*lease
+	next int
+}
+
+// push records l and returns the lease it pushed out, if any.
+func (r *leaseRing) push(l *lease) *lease {
+	if len(r.buf) < maxEndedLeases {
+		r.buf = append(r.buf, l)
+		return nil
+	}
+	old := r.buf[r.next]
+	r.buf[r.next] = l
+	r.next = (r.next + 1) % maxEndedLeases
+	return old
 }

@@ -1,13 +1,11 @@
 package coordinator
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"sync"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -17,76 +15,16 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
-	"github.com/nqueens/nqueens/solver"
 )
+
+// The gRPC service: the only place that speaks the wire protocol. It turns
+// wire messages into the scheduler's calls and the scheduler's mailbox
+// messages (outbox.go) into wire messages.
 
 // sendGrace is how long a finished Work handler waits for its sender
 // goroutine to flush the last messages (the Drain) to a worker that stopped
 // reading.
 const sendGrace = 5 * time.Second
-
-// spillBufferSize is the write buffer of one attempt's spill file.
-const spillBufferSize = 64 << 10
-
-// session is one joined worker. The fields credits, held, attached, gone
-// and quarantined are guarded by scheduler.mu; out has its own lock.
-type session struct {
-	id, name    string
-	key         uint64 // random, unique across runs: names its commits in the journal
-	credits     int
-	held        map[uint64]*lease // live leases by id
-	attached    bool
-	gone        bool
-	quarantined bool      // caught lying: drained, its results refused
-	joined      time.Time // when Join made the session (unattached ones expire)
-	out         *outbox
-	limit       *limiter // its Work messages per second (own lock)
-}
-
-// outbox queues a session's messages for its single sender goroutine. It is
-// unbounded, but what enters it is bounded by the worker's credits and
-// results: one Assign per credit, one Ack per Result, a few Cancels and one
-// Drain.
-type outbox struct {
-	mu     sync.Mutex
-	q      []*nqueenspb.WorkResponse
-	closed bool
-	notify chan struct{} // capacity 1: "something changed"
-}
-
-func newOutbox() *outbox { return &outbox{notify: make(chan struct{}, 1)} }
-
-func (o *outbox) push(m *nqueenspb.WorkResponse) {
-	o.mu.Lock()
-	if !o.closed {
-		o.q = append(o.q, m)
-	}
-	o.mu.Unlock()
-	o.poke()
-}
-
-func (o *outbox) close() {
-	o.mu.Lock()
-	o.closed = true
-	o.mu.Unlock()
-	o.poke()
-}
-
-func (o *outbox) poke() {
-	select {
-	case o.notify <- struct{}{}:
-	default:
-	}
-}
-
-// take returns the queued messages and whether the outbox is closed.
-func (o *outbox) take() ([]*nqueenspb.WorkResponse, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	q := o.q
-	o.q = nil
-	return q, o.closed
-}
 
 // service implements nqueens.v1.CoordinatorService on top of a scheduler.
 type service struct {
@@ -94,8 +32,14 @@ type service struct {
 	sched     *scheduler
 	log       hclog.Logger
 	heartbeat time.Duration
-	spillDir  string // where attempts spill their solutions (want only)
+	spillDir  string // where attempts spill their solutions (listings only)
 	wire      wire   // what validateWork checks messages against
+	recent    recentSolutions
+}
+
+func newService(s *scheduler, log hclog.Logger, heartbeat time.Duration, spillDir string) *service {
+	return &service{sched: s, log: log, heartbeat: heartbeat, spillDir: spillDir,
+		wire: wire{n: s.plan.N, want: s.opt.Want}}
 }
 
 // Join registers a worker; see the proto for the contract.
@@ -104,12 +48,17 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "error", status.Convert(err).Message())
 		return nil, err
 	}
-	sess, err := v.sched.join(req.GetName())
+	out := newOutbox(v.sched.plan.N, v.sched.opt.Want)
+	sess, err := v.sched.join(joinRequest{name: req.GetName(), slots: int(req.GetSlots())}, out)
 	if err != nil {
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
 		return nil, status.Error(codes.ResourceExhausted, err.Error())
 	}
-	v.log.Info("worker joined", "worker_id", sess.id, "worker_name", req.GetName(), "slots", req.GetSlots())
+	logJoin := v.log.Info
+	if embeddedName(req.GetName(), ctx) {
+		logJoin = v.log.Debug // the job's own: not news to the user who asked for them
+	}
+	logJoin("worker joined", "worker_id", sess.id, "worker_name", req.GetName(), "slots", req.GetSlots())
 	p := v.sched.plan
 	return &nqueenspb.JoinResponse{
 		WorkerId: sess.id,
@@ -120,114 +69,202 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 			PlanFingerprint: v.sched.fingerprint,
 			Tasks:           uint32(len(p.Tasks)),
 		},
-		Lease:             durationpb.New(v.sched.leaseLen),
+		Lease:             durationpb.New(v.sched.opt.Lease),
 		HeartbeatInterval: durationpb.New(v.heartbeat),
 	}, nil
 }
 
-// attempt is the coordinator's side of one lease's solution stream: the
-// checker and the spill file. It belongs to the session's Work handler.
-type attempt struct {
-	check  *batchChecker
-	f      *os.File
-	w      *bufio.Writer
-	failed bool
-}
-
-func (a *attempt) discard() {
-	if a.f != nil {
-		a.f.Close()
-		os.Remove(a.f.Name())
-		a.f = nil
-	}
-}
-
 // Work runs one worker's session; see the proto for the contract.
 func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
-	first, err := firstMessage(stream, v.sched.leaseLen)
+	addr := peerAddr(stream.Context())
+	first, err := firstMessage(stream, v.sched.opt.Lease)
 	if err != nil {
 		if status.Code(err) == codes.DeadlineExceeded {
-			v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", status.Convert(err).Message())
+			v.log.Warn("work stream refused", "peer", addr, "error", status.Convert(err).Message())
 		}
 		return err
 	}
 	r := first.GetReady()
 	if r == nil {
-		v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", "first message is not Ready")
+		v.log.Warn("work stream refused", "peer", addr, "error", "first message is not Ready")
 		return status.Error(codes.InvalidArgument, "the first Work message must be Ready with the worker id")
 	}
 	if err := validateWork(v.wire, first); err != nil {
-		v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", status.Convert(err).Message())
+		v.log.Warn("work stream refused", "peer", addr, "error", status.Convert(err).Message())
 		return err
 	}
-	sess, err := v.sched.attach(r.GetWorkerId(), r.GetCredits())
+	sess, err := v.sched.attach(r.GetWorkerId(), addr, r.GetCredits())
 	if err != nil {
-		v.log.Warn("work stream refused", "peer", peerAddr(stream.Context()), "error", err)
+		v.log.Warn("work stream refused", "peer", addr, "error", err)
 		return status.Error(codes.FailedPrecondition, err.Error())
 	}
-	log := v.log.With("worker_id", sess.id, "worker_name", sess.name)
-	log.Debug("work stream opened")
+	ws := &workSession{v: v, sess: sess, out: sess.out.(*outbox), attempts: make(map[uint64]*attempt),
+		log: v.log.With("worker_id", sess.id, "worker_name", sess.name)}
+	ws.warns = sess.warns
+	return ws.run(stream)
+}
 
+// workSession is the server's side of one Work stream: the receive loop
+// runs on the handler's goroutine, sends on their own (sendLoop).
+type workSession struct {
+	v        *service
+	sess     *session
+	out      *outbox
+	log      hclog.Logger
+	warns    *warnLimiter
+	attempts map[uint64]*attempt // the spills of the leases it streams (listings)
+}
+
+// errOutboxFull ends a session whose worker does not read its messages.
+var errOutboxFull = status.Errorf(codes.ResourceExhausted, "more than %d messages queued for this worker: it does not read them", maxOutbox)
+
+// run receives until the stream ends, the worker breaks a limit, or it
+// stops reading; then it detaches the session.
+func (ws *workSession) run(stream nqueenspb.CoordinatorService_WorkServer) error {
+	ws.log.Debug("work stream opened")
+	ctx := stream.Context()
 	sendDone := make(chan error, 1)
-	go func() { sendDone <- sendLoop(stream, sess.out) }()
-
-	attempts := make(map[uint64]*attempt)
-	defer func() {
-		for _, a := range attempts {
-			a.discard()
+	go func() { sendDone <- sendLoop(stream, ws.out) }()
+	msgs := make(chan *nqueenspb.WorkRequest)
+	recvErr := make(chan error, 1)
+	go func() { // ends with the stream: the handler's return cancels ctx
+		for {
+			m, err := stream.Recv()
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
-	var recvErr, refusal error
+	defer ws.discardAttempts()
+	var err, refusal error
+	sent := false
+loop:
 	for {
-		msg, err := stream.Recv()
-		if err != nil {
-			recvErr = err
-			break
-		}
-		if !sess.limit.take(v.sched.clock.Now()) {
-			refusal = floodError(v.sched.msgRate)
-			log.Warn("worker sends too many messages; session ended, its tasks go back to the queue", "max_per_second", v.sched.msgRate)
-			break
-		}
-		if err := validateWork(v.wire, msg); err != nil {
-			refusal = err
-			log.Warn("malformed work message; session ended, its tasks go back to the queue", "error", status.Convert(err).Message())
-			break
-		}
-		switch m := msg.GetMsg().(type) {
-		case *nqueenspb.WorkRequest_Ready:
-			v.sched.ready(sess, m.Ready.GetCredits())
-		case *nqueenspb.WorkRequest_Heartbeat:
-			v.sched.heartbeat(sess, m.Heartbeat.GetLeaseIds())
-		case *nqueenspb.WorkRequest_SolutionBatch:
-			v.batch(sess, attempts, m.SolutionBatch, log)
-		case *nqueenspb.WorkRequest_Result:
-			v.result(sess, attempts, m.Result)
-		case *nqueenspb.WorkRequest_Release:
-			v.sched.release(sess, m.Release.GetLeaseIds())
-		default:
-			log.Warn("unknown work message ignored")
+		select {
+		case m := <-msgs:
+			if refusal = ws.handle(m); refusal != nil {
+				break loop
+			}
+		case err = <-recvErr:
+			break loop
+		case <-ws.out.full:
+			refusal = errOutboxFull
+			ws.warns.warn("worker does not read its messages; session ended, its tasks go back to the queue", "max_queued", maxOutbox)
+			break loop
+		case err = <-sendDone:
+			sent = true
+			if errors.Is(err, errOutboxFull) {
+				refusal = err
+			}
+			break loop
 		}
 	}
-	broken := !errors.Is(recvErr, io.EOF)
+	return ws.end(err, refusal, sent, sendDone)
+}
+
+// end detaches the session and waits a little for its last messages.
+func (ws *workSession) end(err, refusal error, sent bool, sendDone <-chan error) error {
+	broken := err != nil && !errors.Is(err, io.EOF)
 	switch {
 	case refusal != nil:
-		v.sched.detach(sess, true, status.Convert(refusal).Message())
-	case broken:
-		log.Info("work stream broken; its tasks go back to the queue", "error", recvErr)
-		v.sched.detach(sess, true, "worker stream ended")
+		ws.sched().detach(ws.sess, status.Convert(refusal).Message())
+	case broken && !sent:
+		ws.log.Info("work stream broken; its tasks go back to the queue", "error", err)
+		ws.sched().detach(ws.sess, "worker stream ended")
 	default:
-		log.Debug("work stream closed by worker")
-		v.sched.detach(sess, false, "worker stream ended")
+		ws.log.Debug("work stream closed", "error", err)
+		ws.sched().detach(ws.sess, "worker stream ended")
 	}
-	select {
-	case err := <-sendDone:
-		if err != nil && !broken {
-			log.Debug("sending to worker failed", "error", err)
+	ws.warns.flush()
+	if !sent {
+		select {
+		case err := <-sendDone:
+			if err != nil && !broken {
+				ws.log.Debug("sending to worker failed", "error", err)
+			}
+		case <-time.After(sendGrace):
 		}
-	case <-time.After(sendGrace):
 	}
 	return refusal
+}
+
+func (ws *workSession) sched() *scheduler { return ws.v.sched }
+
+// handle runs one message; a non-nil error ends the session with it.
+func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
+	s := ws.sched()
+	now := s.opt.Clock.Now()
+	ws.sess.seen(now)
+	if !ws.sess.limit.take(now) {
+		ws.warns.warn("worker sends too many messages; session ended, its tasks go back to the queue", "max_per_second", s.opt.MessageRate)
+		return floodError(s.opt.MessageRate)
+	}
+	if err := validateWork(ws.v.wire, msg); err != nil {
+		ws.warns.warn("malformed work message; session ended, its tasks go back to the queue", "error", status.Convert(err).Message())
+		return err
+	}
+	switch m := msg.GetMsg().(type) {
+	case *nqueenspb.WorkRequest_Ready:
+		s.ready(ws.sess, m.Ready.GetCredits())
+	case *nqueenspb.WorkRequest_Heartbeat:
+		s.heartbeat(ws.sess, m.Heartbeat.GetLeaseIds())
+	case *nqueenspb.WorkRequest_SolutionBatch:
+		ws.batch(m.SolutionBatch)
+	case *nqueenspb.WorkRequest_Result:
+		ws.result(m.Result)
+	case *nqueenspb.WorkRequest_Release:
+		ws.release(m.Release.GetLeaseIds())
+	default:
+		ws.warns.warn("unknown work message ignored")
+	}
+	return nil
+}
+
+// release hands leases back and frees their spills at once (issue 12, D1).
+func (ws *workSession) release(ids []uint64) {
+	for _, id := range ids {
+		if a := ws.attempts[id]; a != nil {
+			a.discard()
+			delete(ws.attempts, id)
+		}
+	}
+	ws.sched().release(ws.sess, ids)
+}
+
+// result hands a Result to the scheduler and acknowledges it.
+func (ws *workSession) result(r *nqueenspb.Result) {
+	rep := report{
+		task:    taskIDOf(r.GetTaskId()),
+		lease:   r.GetLeaseId(),
+		counts:  countsOf(r),
+		failure: r.GetFailure(),
+	}
+	ws.takeSpill(&rep)
+	v := ws.sched().result(ws.sess, rep)
+	if v.outcome != OutcomeCommitted {
+		removeSpill(rep.spill)
+	}
+	if !ws.sched().makeDurable(v) {
+		return // the job failed; no Ack for a commit that is not durable
+	}
+	ws.out.ack(r.GetTaskId(), v)
+}
+
+// embeddedName reports whether a Join looks like one of the job's own
+// embedded workers: named "embedded-N", from loopback.
+func embeddedName(name string, ctx context.Context) bool {
+	p, ok := peer.FromContext(ctx)
+	if !ok || !strings.HasPrefix(name, "embedded-") {
+		return false
+	}
+	t, ok := p.Addr.(*net.TCPAddr)
+	return ok && t.IP.IsLoopback()
 }
 
 // peerAddr is the network address of the RPC's client, for log lines.
@@ -261,11 +298,15 @@ func firstMessage(stream nqueenspb.CoordinatorService_WorkServer, wait time.Dura
 	}
 }
 
-// sendLoop is the only goroutine that sends on a Work stream.
+// sendLoop is the only goroutine that sends on a Work stream. It returns
+// errOutboxFull when the worker let its outbox overflow.
 func sendLoop(stream nqueenspb.CoordinatorService_WorkServer, out *outbox) error {
 	ctx := stream.Context()
 	for {
-		msgs, closed := out.take()
+		msgs, closed, overflow := out.take()
+		if overflow {
+			return errOutboxFull
+		}
 		for _, m := range msgs {
 			if err := stream.Send(m); err != nil {
 				return err
@@ -280,75 +321,4 @@ func sendLoop(stream nqueenspb.CoordinatorService_WorkServer, out *outbox) error
 			return ctx.Err()
 		}
 	}
-}
-
-// batch checks a SolutionBatch and spills it to its attempt's file.
-func (v *service) batch(sess *session, attempts map[uint64]*attempt, b *nqueenspb.SolutionBatch, log hclog.Logger) {
-	l, err := v.sched.leaseFor(sess, b.GetTaskId(), b.GetLeaseId())
-	if err != nil {
-		// A batch that crossed a Cancel on the wire: expected, dropped.
-		log.Debug("solution batch dropped", "lease_id", b.GetLeaseId(), "error", err)
-		return
-	}
-	a := attempts[l.id]
-	if a == nil {
-		a = &attempt{check: newBatchChecker(v.sched.plan.N, v.sched.plan.Tasks[l.task].Prefix)}
-		attempts[l.id] = a
-	}
-	if a.failed {
-		return
-	}
-	if a.f == nil {
-		f, err := os.CreateTemp(v.spillDir, fmt.Sprintf("task-%d-*.sol", l.task))
-		if err != nil {
-			v.sched.fail(fmt.Errorf("spill solutions: %w", err))
-			return
-		}
-		a.f, a.w = f, bufio.NewWriterSize(f, spillBufferSize)
-	}
-	err = a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), func(sol []byte) error {
-		_, err := a.w.Write(sol)
-		return err
-	})
-	if err != nil {
-		if errors.Is(err, errBatch) {
-			log.Warn("invalid solution batch rejected", "task", l.task, "lease_id", l.id, "error", err)
-			a.failed = true
-			a.discard()
-			v.sched.rejectBatch(sess, l.id, err.Error())
-			return
-		}
-		v.sched.fail(fmt.Errorf("spill solutions: %w", err))
-	}
-}
-
-// result hands a Result to the scheduler and acknowledges it.
-func (v *service) result(sess *session, attempts map[uint64]*attempt, r *nqueenspb.Result) {
-	var streamed solver.Counts
-	path := ""
-	if a := attempts[r.GetLeaseId()]; a != nil {
-		delete(attempts, r.GetLeaseId())
-		if a.f != nil && !a.failed {
-			if err := a.w.Flush(); err != nil {
-				v.sched.fail(fmt.Errorf("spill solutions: %w", err))
-			}
-			path = a.f.Name()
-			if err := a.f.Close(); err != nil {
-				v.sched.fail(fmt.Errorf("spill solutions: %w", err))
-			}
-			a.f = nil
-			streamed = a.check.streamed
-		}
-		a.discard()
-	}
-	out := v.sched.result(sess, r, streamed, path)
-	if out.code != nqueenspb.Ack_OUTCOME_COMMITTED && path != "" {
-		os.Remove(path)
-	}
-	if !v.sched.makeDurable(out) {
-		return // the job failed; no Ack for a commit that is not durable
-	}
-	sess.out.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Ack{Ack: &nqueenspb.Ack{
-		TaskId: r.GetTaskId(), Outcome: out.code, Reason: out.reason,
-	}}})
 }

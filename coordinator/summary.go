@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -37,26 +36,14 @@ type Summary struct {
 	K        int    `json:"k,omitempty"`        // Las Vegas random rows
 }
 
-// print writes the summary on cfg.Stdout (JSON or human).
-func (s Summary) print(cfg Config) error {
-	if cfg.JSON {
-		b, err := json.Marshal(s)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(cfg.Stdout, "%s\n", b)
-		return err
-	}
-	out := cfg.Stdout
-	if cfg.Solutions == "-" {
-		out = cfg.Stderr // keep stdout for the solutions alone
-	}
-	_, err := fmt.Fprint(out, s.human())
-	return err
+// setStats copies the scheduler's counters into the summary.
+func (s *Summary) setStats(st Stats) {
+	s.Leased, s.Conflicts, s.Duplicates, s.Rejected = st.Leased, st.Conflicts, st.Duplicates, st.Rejected
+	s.Requeued, s.Expired, s.Verified, s.Quarantined = st.Requeued, st.Expired, st.Verified, st.Quarantined
 }
 
-// human is the short human summary: count, fundamental count, time, rate.
-func (s Summary) human() string {
+// Human is the short human summary: count, fundamental count, time, rate.
+func (s Summary) Human() string {
 	elapsed := time.Duration(s.ElapsedSeconds * float64(time.Second))
 	rate := 0.0
 	if s.ElapsedSeconds > 0 {

@@ -3,7 +3,6 @@ package coordinator
 import (
 	"fmt"
 
-	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -33,10 +32,10 @@ const (
 
 // sampleLocked decides whether a freshly committed task is verified.
 func (s *scheduler) sampleLocked(idx int) {
-	if s.verifyFrac <= 0 || s.tasks[idx].committer == nil {
+	if s.opt.VerifyFraction <= 0 || s.tasks[idx].committer == nil {
 		return
 	}
-	if s.verifyFrac < 1 && s.rng.Float64() >= s.verifyFrac {
+	if s.opt.VerifyFraction < 1 && s.rng.Float64() >= s.opt.VerifyFraction {
 		return
 	}
 	s.tasks[idx].verify = verifyQueued
@@ -80,7 +79,7 @@ func (s *scheduler) verifyLocallyLocked() {
 		}
 		other := false
 		for _, sess := range s.sessions {
-			if sess.attached && !sess.gone && !sess.quarantined && sess != t.committer {
+			if sess.live() && !sess.quarantined && sess != t.committer {
 				other = true
 				break
 			}
@@ -105,7 +104,7 @@ func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Coun
 		defer s.truths.Done()
 		var truth solver.Counts
 		var err error
-		if s.want {
+		if s.opt.Want {
 			truth, err = solver.ListTask(n, task, func([]int) bool { return true })
 		} else {
 			truth, err = solver.CountTask(n, task)
@@ -121,19 +120,19 @@ func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Coun
 }
 
 // verifyResultLocked handles the Result of a verification lease.
-func (s *scheduler) verifyResultLocked(sess *session, idx int, got solver.Counts) outcome {
+func (s *scheduler) verifyResultLocked(sess *session, idx int, got solver.Counts) verdict {
 	t := &s.tasks[idx]
 	if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
 		s.stats.Verified++
 		s.doneVerifyLocked(idx)
-		return outcome{code: nqueenspb.Ack_OUTCOME_VERIFIED}
+		return verdict{outcome: OutcomeVerified}
 	}
 	s.stats.Conflicts++
 	s.log.Error("verification disagrees; recomputing on the coordinator", "task", idx, "worker_id", sess.id,
 		"committed_total", t.counts.Total, "got_total", got.Total)
 	t.verify = verifyLocal
 	s.startTruthLocked(idx, sess, got)
-	return outcome{code: nqueenspb.Ack_OUTCOME_CONFLICT, reason: "verification disagrees with the committed result"}
+	return verdict{outcome: OutcomeConflict, reason: "verification disagrees with the committed result"}
 }
 
 // settleLocked applies the truth about task idx: every session that
@@ -145,12 +144,13 @@ func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session
 	}
 	same := func(c solver.Counts) bool { return c.Total == truth.Total && c.Unique == truth.Unique }
 	committer := t.committer
-	if reported := t.counts; !same(reported) && s.want && committer != nil {
+	if reported := t.counts; !same(reported) && s.opt.Want && committer != nil {
 		// The listing needs the task's solutions: the quarantine sends it
 		// back to the queue with the committer's other tasks.
 		s.quarantineLocked(committer, fmt.Sprintf("task %d: reported total %d unique %d, the truth is %d and %d", idx, reported.Total, reported.Unique, truth.Total, truth.Unique))
 	} else if !same(reported) {
-		s.solutions = s.solutions - reported.Total + truth.Total
+		s.addLocked(reported, -1)
+		s.addLocked(truth, 1)
 		t.counts = truth
 		t.committer = nil // the coordinator's own result now
 		if committer != nil {
@@ -183,15 +183,16 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 	sess.quarantined = true
 	s.stats.Quarantined++
 	s.log.Error("worker quarantined", "worker_id", sess.id, "worker_name", sess.name, "reason", reason)
-	if s.journal != nil {
+	s.events.add(EventQuarantine, sess.name, reason)
+	if s.opt.Journal != nil {
 		// Durable before anything else: a crash from here on must not
 		// resume with the liar's commits.
-		if err := s.journal.Distrust(sess.key); err != nil {
+		if err := s.opt.Journal.Distrust(sess.key); err != nil {
 			s.failLocked(fmt.Errorf("journal distrust of worker %s: %w", sess.id, err))
 		}
 	}
 	for _, l := range sess.held {
-		s.takeBackLocked(l, false, "worker quarantined")
+		s.takeBackLocked(l, causeQuarantine, "worker quarantined")
 	}
 	for i := range s.tasks {
 		t := &s.tasks[i]
@@ -200,10 +201,11 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 		}
 		t.committed, t.committer = false, nil
 		s.committed--
-		if s.revoked != nil {
-			s.revoked(i)
+		if s.opt.Listing != nil {
+			s.opt.Listing.Revoke(i)
 		}
-		s.solutions -= t.counts.Total
+		s.addLocked(t.counts, -1)
+		s.work.uncommit(i, t.counts.Nodes)
 		t.counts = solver.Counts{}
 		if t.verify != verifyNone {
 			t.verify = verifyNone
@@ -213,6 +215,6 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 			s.retryPushLocked(i)
 		}
 	}
-	sess.out.push(drainMsg("quarantined: " + reason))
+	sess.out.drain("quarantined: " + reason)
 	s.dispatchLocked()
 }

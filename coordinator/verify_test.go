@@ -133,7 +133,8 @@ func TestLyingListerQuarantined(t *testing.T) {
 	cfg := testConfig(10, 0)
 	cfg.Depth = 0 // one task: the liar's
 	cfg.VerifyFraction = 1
-	cfg.Solutions = filepath.Join(dir, "out.txt")
+	out := filepath.Join(dir, "out.txt")
+	listTo(t, &cfg, out, render.Cols)
 	cfg.SpillDir = dir
 	logger, logs := bufLogger()
 	r := startJobLog(t, context.Background(), cfg, logger)
@@ -177,7 +178,7 @@ func TestLyingListerQuarantined(t *testing.T) {
 	if s.Quarantined != 1 || s.Verified == 0 {
 		t.Errorf("quarantined %d, verified %d; want 1, at least 1", s.Quarantined, s.Verified)
 	}
-	checkListing(t, cfg.Solutions, 10, false, render.Cols)
+	checkListing(t, out, 10, false, render.Cols)
 	for _, err := range wait() {
 		if err != nil {
 			t.Errorf("honest worker: %v", err)
@@ -192,12 +193,13 @@ func TestVerifiedListing(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(9, 3)
 	cfg.VerifyFraction = 0.5
-	cfg.Solutions = filepath.Join(dir, "out.txt")
+	out := filepath.Join(dir, "out.txt")
+	listTo(t, &cfg, out, render.Cols)
 	cfg.SpillDir = dir
 	s := runJob(t, cfg)
 	checkTotal(t, s, nil, 9)
 	if s.Verified == 0 || s.Quarantined != 0 {
 		t.Errorf("verified %d, quarantined %d; want some, none", s.Verified, s.Quarantined)
 	}
-	checkListing(t, cfg.Solutions, 9, false, render.Cols)
+	checkListing(t, out, 9, false, render.Cols)
 }

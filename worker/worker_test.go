@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -55,20 +54,20 @@ func TestStopHandsLeasesBack(t *testing.T) {
 	// the job is surely still running when the first worker stops.
 	cfg := coordinator.NewConfig(16)
 	cfg.Workers, cfg.Depth = 0, 4
-	cfg.Progress = coordinator.ProgressOff
-	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	addrc := make(chan string, 1)
-	cfg.OnListen = func(a string) { addrc <- a }
+	job, err := coordinator.New(cfg, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
 	type result struct {
 		s   coordinator.Summary
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		s, err := coordinator.Run(context.Background(), cfg, hclog.NewNullLogger())
+		s, err := job.Run(context.Background())
 		done <- result{s, err}
 	}()
-	addr := <-addrc
+	addr := job.Addr()
 
 	ctx, stop := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
@@ -140,8 +139,7 @@ func TestWorkerStartsFirst(t *testing.T) {
 	}()
 	time.Sleep(500 * time.Millisecond)
 	cfg := coordinator.NewConfig(9)
-	cfg.Workers, cfg.Listen, cfg.Progress = 0, addr, coordinator.ProgressOff
-	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cfg.Workers, cfg.Listen = 0, addr
 	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout)
 	defer cancel()
 	s, err := coordinator.Run(ctx, cfg, hclog.NewNullLogger())

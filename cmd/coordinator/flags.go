@@ -69,14 +69,14 @@ func (d depthFlag) Set(s string) error {
 
 // parseFlags turns the command line into a Config. Usage problems come back
 // as one-line errors; -h prints the help on stdout and returns errHelp.
-func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, logOptions, error) {
-	cfg := coordinator.NewConfig(0)
+func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, error) {
+	cfg := options{Config: coordinator.NewConfig(0), Format: render.Cols, Method: "constructive"}
 	var lo logOptions
 	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&cfg.N, "n", 0, "board size N (required): 1..32 for counting and listing, up to 100000000 with --first")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
-	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
+	fs.StringVar(&cfg.Listen, "listen", coordinator.DefaultListen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
 	fs.Var(depthFlag{&cfg.Depth}, "depth", "task size (`D` 0..5, or auto): 3 border queens, then up to 2 rows; auto gives tens of tasks per worker slot")
 	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, "how long a task stays with a worker that sends no heartbeat")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, "heartbeat interval asked of workers (default lease/6)")
@@ -97,7 +97,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	kFlag := fs.String("k", "auto", "with --method lasvegas: place `K` rows (0..N) at random before backtracking; auto leaves the last min(20, max(4, 0.4·N)) rows to backtracking")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "with --method lasvegas: random seed (the same seed gives the same solution)")
 	progress := fs.String("progress", "auto", "progress on stderr: auto (bar on a terminal, else log lines), bar, log or off")
-	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", coordinator.DefaultProgressInterval, "period of progress log lines")
+	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", defaultProgressInterval, "period of progress log lines")
 	var ac auth.Config
 	ac.Token = auth.NewToken(os.Getenv("NQUEENS_TOKEN"))
 	fs.Var(&ac.Token, "token", "shared join `TOKEN` workers must present (default $NQUEENS_TOKEN; never logged)")
@@ -117,12 +117,15 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	if fs.NArg() > 0 {
 		return cfg, lo, fmt.Errorf("unexpected argument %q (see coordinator -h)", fs.Arg(0))
 	}
-	nSet := false // --n 0 is out of range, not missing
-	fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+	nSet, listenSet := false, false // --n 0 is out of range, not missing
+	fs.Visit(func(f *flag.Flag) { nSet, listenSet = nSet || f.Name == "n", listenSet || f.Name == "listen" })
+	if !listenSet {
+		cfg.Listen = "" // the default, and nobody asked where
+	}
 	if !nSet {
 		return cfg, lo, errors.New("--n N is required (see coordinator -h)")
 	}
-	cfg.K = coordinator.AutoK
+	cfg.K = autoK
 	if *kFlag != "auto" {
 		k, err := strconv.Atoi(*kFlag)
 		if err != nil {
@@ -137,13 +140,13 @@ func parseFlags(args []string, stdout, stderr io.Writer) (coordinator.Config, lo
 	cfg.Format = f
 	switch *progress {
 	case "auto":
-		cfg.Progress = coordinator.ProgressAuto
+		cfg.Progress = progressAuto
 	case "bar":
-		cfg.Progress = coordinator.ProgressBar
+		cfg.Progress = progressBar
 	case "log":
-		cfg.Progress = coordinator.ProgressLog
+		cfg.Progress = progressLog
 	case "off":
-		cfg.Progress = coordinator.ProgressOff
+		cfg.Progress = progressOff
 	default:
 		return cfg, lo, fmt.Errorf("--progress %q: want auto, bar, log or off", *progress)
 	}

@@ -20,8 +20,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/journal"
@@ -40,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "study" {
 		return study.Main(ctx, args[1:], stdout, stderr)
 	}
-	cfg, logOpts, err := parseFlags(args, stdout, stderr)
+	opts, logOpts, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
 		return 0
 	}
@@ -48,26 +49,65 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordinator: %v\n", err)
 		return 2
 	}
-	cfg.Stdout, cfg.Stderr = stdout, stderr
+	opts.Stdout, opts.Stderr = stdout, stderr
 	log := newLogger(logOpts, stderr)
-	var state *journal.Journal
-	if logOpts.state != "" {
-		cfg.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, &state)
-	}
-	_, err = coordinator.Run(ctx, cfg, log)
-	if state != nil {
-		if cerr := state.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("--state: %w", cerr)
-		}
-	}
+	err = runJob(ctx, opts, logOpts, log)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, coordinator.ErrUsage):
-		fmt.Fprintf(stderr, "coordinator: %s\n", strings.TrimPrefix(err.Error(), coordinator.ErrUsage.Error()+": "))
+		fmt.Fprintf(stderr, "coordinator: %s\n", usageLine(err))
 		return 2
 	default:
 		fmt.Fprintf(stderr, "coordinator: %v\n", err)
 		return 1
 	}
+}
+
+// runJob runs the job opts describe: one solution (--first), or a count or
+// a listing on the cluster, with its journal, progress and summary.
+func runJob(ctx context.Context, opts options, logOpts logOptions, log hclog.Logger) error {
+	if opts.First {
+		_, err := runFirst(ctx, opts, log)
+		return err
+	}
+	var state *journal.Journal
+	if logOpts.state != "" {
+		opts.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, &state)
+	}
+	defer func() {
+		if state != nil {
+			state.Close()
+		}
+	}()
+	if err := opts.openSink(); err != nil {
+		return err
+	}
+	job, err := coordinator.New(opts.Config, log)
+	if err != nil {
+		if opts.Sink != nil {
+			opts.Sink.Close(0)
+		}
+		return err
+	}
+	stop := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		showProgress(job, opts, log, stop)
+	}()
+	sum, err := job.Run(ctx)
+	close(stop)
+	<-progressDone
+	if state != nil {
+		cerr := state.Close()
+		state = nil
+		if cerr != nil && err == nil {
+			err = fmt.Errorf("--state: %w", cerr)
+		}
+	}
+	if perr := opts.printSummary(sum); perr != nil && err == nil {
+		err = perr
+	}
+	return err
 }

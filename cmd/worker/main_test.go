@@ -78,18 +78,19 @@ func TestRefusedToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := coordinator.NewConfig(10)
-	cfg.Workers, cfg.Progress, cfg.ServerOptions = 0, coordinator.ProgressOff, sopts
-	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	addrc := make(chan string, 1)
-	cfg.OnListen = func(a string) { addrc <- a }
+	cfg.Workers, cfg.ServerOptions = 0, sopts
+	job, err := coordinator.New(cfg, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan coordinator.Summary, 1)
 	go func() {
-		s, _ := coordinator.Run(ctx, cfg, hclog.NewNullLogger())
+		s, _ := job.Run(ctx)
 		done <- s
 	}()
-	addr := <-addrc
+	addr := job.Addr()
 	t.Setenv("NQUEENS_TOKEN", "")
 	for _, tc := range []struct{ name, token string }{{"wrong token", "guess"}, {"no token", ""}} {
 		args := []string{"--join", addr, "--join-timeout", "10s", "--log-level", "off"}
@@ -154,20 +155,21 @@ func TestRefusedCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := coordinator.NewConfig(8)
-	cfg.Workers, cfg.Progress, cfg.ServerOptions = 0, coordinator.ProgressOff, sopts
-	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	addrc := make(chan string, 1)
-	cfg.OnListen = func(a string) { addrc <- a }
+	cfg.Workers, cfg.ServerOptions = 0, sopts
+	job, err := coordinator.New(cfg, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
 	type ended struct {
 		s   coordinator.Summary
 		err error
 	}
 	done := make(chan ended, 1)
 	go func() {
-		s, err := coordinator.Run(context.Background(), cfg, hclog.NewNullLogger())
+		s, err := job.Run(context.Background())
 		done <- ended{s, err}
 	}()
-	addr := <-addrc
+	addr := job.Addr()
 	t.Setenv("NQUEENS_TOKEN", "")
 	base := []string{"--join", addr, "--join-timeout", "1s", "--log-level", "off", "--tls-ca", caFile, "--slots", "1"}
 	for _, tc := range []struct {

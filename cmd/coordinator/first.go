@@ -1,4 +1,4 @@
-package coordinator
+package main
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/render"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -18,26 +19,27 @@ import (
 // It needs no workers: one solution of even a million queens takes well
 // under a second on one core. A long Las Vegas search logs its failed
 // attempts every progress interval and ends when ctx does (Ctrl-C).
-func runFirst(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
-	opts := render.Options{
-		N: cfg.N, Format: cfg.Format, SolutionsPath: cfg.Solutions, Stdout: cfg.Stdout,
-		PNGDir: cfg.PNGDir, SVGDir: cfg.SVGDir, SheetPath: cfg.SheetPath, Limit: cfg.Limit,
+func runFirst(ctx context.Context, cfg options, log hclog.Logger) (coordinator.Summary, error) {
+	if err := checkFirst(cfg); err != nil {
+		return coordinator.Summary{}, err
 	}
+	opts := cfg.renderOptions()
+	opts.Unique = false
 	if !cfg.wantsSolutions() {
 		opts.SolutionsPath = "-"
 		cfg.Solutions = "-"
 	}
 	sink, err := render.Open(opts)
 	if err != nil {
-		return Summary{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return coordinator.Summary{}, fmt.Errorf("%w: %w", coordinator.ErrUsage, err)
 	}
 	start := time.Now()
-	s := Summary{N: cfg.N, Kind: "first", Method: cfg.Method, Tasks: 1, Depth: 0, Workers: 1}
+	s := coordinator.Summary{N: cfg.N, Kind: "first", Method: cfg.Method, Tasks: 1, Depth: 0, Workers: 1}
 	var cols []int
 	switch cfg.Method {
 	case "lasvegas":
 		s.K = cfg.K
-		if s.K == AutoK {
+		if s.K == autoK {
 			s.K = solver.LasVegasK(cfg.N)
 		}
 		next := start.Add(cfg.ProgressInterval)
@@ -52,7 +54,7 @@ func runFirst(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error
 		rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 		cols, s.Failures, err = solver.LasVegasUntil(cfg.N, s.K, rng, stop)
 		if errors.Is(err, solver.ErrStopped) {
-			err = fmt.Errorf("%w after %d failed attempts (%v)", ErrInterrupted, s.Failures, context.Cause(ctx))
+			err = fmt.Errorf("%w after %d failed attempts (%v)", coordinator.ErrInterrupted, s.Failures, context.Cause(ctx))
 		}
 	default:
 		s.Method = "constructive"
@@ -74,7 +76,7 @@ func runFirst(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error
 	s.ElapsedSeconds = time.Since(start).Seconds()
 	log.Debug("first solution found", "n", cfg.N, "method", s.Method, "failures", s.Failures)
 	if cfg.JSON {
-		return s, s.print(cfg)
+		return s, cfg.printSummary(s)
 	}
 	how := s.Method
 	if s.Method == "lasvegas" {
@@ -83,4 +85,21 @@ func runFirst(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error
 	_, err = fmt.Fprintf(cfg.Stderr, "N=%d: one solution by %s in %v\n",
 		cfg.N, how, time.Duration(s.ElapsedSeconds*float64(time.Second)).Round(time.Microsecond))
 	return s, err
+}
+
+// checkFirst refuses a --first request out of range.
+func checkFirst(o options) error {
+	if o.N < 1 || o.N > solver.MaxSingleN {
+		return fmt.Errorf("%w: --n %d out of range 1..%d", coordinator.ErrUsage, o.N, solver.MaxSingleN)
+	}
+	switch o.Method {
+	case "constructive", "":
+	case "lasvegas":
+		if o.K != autoK && (o.K < 0 || o.K > o.N) {
+			return fmt.Errorf("%w: --k %d out of range 0..%d", coordinator.ErrUsage, o.K, o.N)
+		}
+	default:
+		return fmt.Errorf("%w: unknown --method %q: want constructive or lasvegas", coordinator.ErrUsage, o.Method)
+	}
+	return nil
 }

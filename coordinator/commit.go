@@ -1,0 +1,249 @@
+package coordinator
+
+import (
+	"fmt"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// report is a worker's Result for one lease, in the scheduler's terms.
+type report struct {
+	task     TaskID
+	lease    uint64
+	counts   solver.Counts
+	failure  string        // the solver's own error ("" if none)
+	streamed solver.Counts // listing: the classes and solutions its batches delivered
+	spill    string        // listing: the file they were spilled to ("" if none)
+}
+
+// verdict is the scheduler's judgement of a report.
+type verdict struct {
+	outcome Outcome
+	reason  string
+	index   int           // the committed task (OutcomeCommitted only)
+	counts  solver.Counts // its counts (OutcomeCommitted only)
+	worker  uint64        // its committer's session key (OutcomeCommitted only)
+}
+
+// result judges a report. The scheduler takes ownership of r.spill only
+// when it commits; the caller removes it otherwise.
+func (s *scheduler) result(sess *session, r report) verdict {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.task.Plan != s.fingerprint || r.task.Index < 0 || r.task.Index >= len(s.tasks) {
+		s.stats.Rejected++
+		sess.warns.warn("result for unknown task dropped", "plan", r.task.Plan, "task", r.task.Index)
+		return verdict{outcome: OutcomeRejected, reason: "unknown task or other plan"}
+	}
+	idx := r.task.Index
+	t := &s.tasks[idx]
+	l := s.leases[r.lease]
+	own := l != nil && l.sess == sess && l.task == idx
+	endOwn := func() {
+		if own {
+			s.endLeaseLocked(l) // a no-op for a late result
+		}
+	}
+	switch {
+	case sess.quarantined:
+		endOwn()
+		s.stats.Rejected++
+		return verdict{outcome: OutcomeRejected, reason: "worker quarantined"}
+	case t.committed && own && l.verify:
+		endOwn()
+		return s.verifyResultLocked(sess, idx, r.counts)
+	case t.committed:
+		endOwn()
+		return s.againLocked(sess, idx, r.counts)
+	case !own:
+		s.stats.Rejected++
+		sess.warns.warn("result for a task this worker never held dropped", "task", idx)
+		return verdict{outcome: OutcomeRejected, reason: "task not leased to this worker"}
+	}
+	if reason := s.invalidLocked(r); reason != "" {
+		s.stats.Rejected++
+		sess.warns.warn("invalid result dropped", "task", idx, "reason", reason)
+		why := causeSolver
+		if r.failure == "" {
+			why = causeRejected
+			s.strikeLocked(sess, reason)
+		}
+		s.takeBackLocked(l, why, reason) // a no-op for a late result
+		s.dispatchLocked()
+		return verdict{outcome: OutcomeRejected, reason: reason}
+	}
+	endOwn()
+	return s.commitLocked(sess, idx, r)
+}
+
+// againLocked handles a result for a task committed already: equal counts
+// are a duplicate, others a conflict.
+func (s *scheduler) againLocked(sess *session, idx int, got solver.Counts) verdict {
+	t := &s.tasks[idx]
+	if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
+		s.stats.Duplicates++
+		s.log.Debug("duplicate result dropped", "worker_id", sess.id, "task", idx)
+		return verdict{outcome: OutcomeDuplicate, reason: "already committed"}
+	}
+	s.stats.Conflicts++
+	s.log.Error("conflicting result dropped", "worker_id", sess.id, "task", idx,
+		"committed_total", t.counts.Total, "committed_unique", t.counts.Unique,
+		"got_total", got.Total, "got_unique", got.Unique)
+	s.events.add(EventConflict, sess.name, fmt.Sprintf("task %d: total %d, committed %d", idx, got.Total, t.counts.Total))
+	return verdict{outcome: OutcomeConflict, reason: fmt.Sprintf("task %d was committed with total %d unique %d", idx, t.counts.Total, t.counts.Unique)}
+}
+
+// commitLocked commits the first valid result of task idx.
+func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
+	t := &s.tasks[idx]
+	if s.opt.Journal != nil {
+		s.journaling.Add(1) // before done can close: wait waits for it
+	}
+	t.committed, t.counts, t.committer = true, r.counts, sess
+	s.committed++
+	s.addLocked(r.counts, 1)
+	sess.tasks++
+	sess.nodes += r.counts.Nodes
+	s.work.commit(idx, r.counts.Nodes, false)
+	if t.lease != nil { // another attempt still runs: stop it
+		other := t.lease
+		other.sess.out.cancel(other.id, s.taskID(idx), "committed by another worker")
+		s.takeBackLocked(other, causeElsewhere, "committed elsewhere")
+	}
+	if s.opt.Want && s.opt.Listing != nil {
+		s.opt.Listing.Add(idx, r.spill)
+	}
+	s.sampleLocked(idx)
+	s.finishIfDoneLocked()
+	s.dispatchLocked()
+	return verdict{outcome: OutcomeCommitted, index: idx, counts: r.counts, worker: sess.key}
+}
+
+// makeDurable journals a commit outside the lock; the caller acknowledges
+// the worker only after it returns true.
+func (s *scheduler) makeDurable(v verdict) bool {
+	if s.opt.Journal == nil || v.outcome != OutcomeCommitted {
+		return true
+	}
+	defer s.journaling.Done()
+	if err := s.opt.Journal.Commit(v.index, v.counts, v.worker); err != nil {
+		s.fail(fmt.Errorf("journal commit of task %d: %w", v.index, err))
+		return false
+	}
+	return true
+}
+
+// invalidLocked says why a result cannot be right without recomputing it,
+// or "" when it may be.
+func (s *scheduler) invalidLocked(r report) string {
+	if r.failure != "" {
+		return r.failure
+	}
+	if reason := implausible(s.plan.N, r.counts, solver.Counts{}); reason != "" {
+		return reason
+	}
+	if !s.opt.Want {
+		return ""
+	}
+	c := r.counts
+	if r.spill == "" && c.Unique > 0 {
+		return "solutions were not streamed"
+	}
+	if c.Unique != r.streamed.Unique || c.Total != r.streamed.Total {
+		return fmt.Sprintf("result says %d classes of %d solutions, %d classes of %d were streamed",
+			c.Unique, c.Total, r.streamed.Unique, r.streamed.Total)
+	}
+	return ""
+}
+
+// implausible says why the counts of one task of an n-board cannot be
+// right (issue 12, D8), or "" when they may be. A task counts each of its
+// solutions 8, 4 or 2 times (once per distinct image, n > 1), so its total
+// is even; it has at least as many solutions as fundamental ones; and with
+// committed (the counts it would be added to: none for a fresh result, the
+// records restored so far for a journal's) it cannot exceed the whole
+// board's published counts (solver.Known). A count that passes is only
+// plausible: --verify-fraction checks the truth.
+func implausible(n int, c, committed solver.Counts) string {
+	if c.Unique > c.Total {
+		return fmt.Sprintf("unique %d exceeds total %d", c.Unique, c.Total)
+	}
+	if n > 1 && c.Total%2 != 0 {
+		return fmt.Sprintf("total %d is odd: every solution of a task counts 2, 4 or 8 times", c.Total)
+	}
+	k, ok := solver.Known(n)
+	if !ok {
+		return ""
+	}
+	sum, err := committed.Add(c)
+	if err != nil || sum.Total > k.Total || sum.Unique > k.Unique {
+		return fmt.Sprintf("total %d unique %d would bring the job past the whole board's %d and %d", c.Total, c.Unique, k.Total, k.Unique)
+	}
+	return ""
+}
+
+// restore marks a task committed before any worker joins (a resumed job).
+// A record whose counts are implausible is dropped, not restored: the task
+// is computed again and the journal's next record for it wins.
+func (s *scheduler) restore(index int, c solver.Counts) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if index < 0 || index >= len(s.tasks) {
+		return fmt.Errorf("restore task %d: plan has %d tasks", index, len(s.tasks))
+	}
+	if reason := implausible(s.plan.N, c, s.committedLocked()); reason != "" {
+		s.log.Warn("journal record dropped; the task is computed again", "task", index, "reason", reason)
+		return nil
+	}
+	t := &s.tasks[index]
+	if !t.committed {
+		t.committed, t.restored, t.counts = true, true, c
+		s.committed++
+		s.restored++
+		s.addLocked(c, 1)
+		s.work.commit(index, c.Nodes, true)
+	}
+	return nil
+}
+
+// addLocked adds (sign 1) or takes away (sign -1) a task's counts from
+// the running sums; they cannot overflow, since implausible keeps them
+// under the board's published counts (and totals recomputes the result).
+func (s *scheduler) addLocked(c solver.Counts, sign int) {
+	if sign < 0 {
+		s.solutions, s.unique, s.nodes = s.solutions-c.Total, s.unique-c.Unique, s.nodes-c.Nodes
+		return
+	}
+	s.solutions, s.unique, s.nodes = s.solutions+c.Total, s.unique+c.Unique, s.nodes+c.Nodes
+}
+
+// committedLocked is the sum of the committed counts so far (nodes aside).
+func (s *scheduler) committedLocked() solver.Counts {
+	return solver.Counts{Total: s.solutions, Unique: s.unique}
+}
+
+// checkDone finishes a job that has nothing left to do (an empty plan, or
+// every task restored).
+func (s *scheduler) checkDone() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finishIfDoneLocked()
+}
+
+// totals recomputes the job's counts from the committed results, with
+// overflow-checked addition, and reports how many tasks are committed.
+func (s *scheduler) totals() (solver.Counts, int, Stats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var sum solver.Counts
+	for i := range s.tasks {
+		if !s.tasks[i].committed {
+			continue
+		}
+		var err error
+		if sum, err = sum.Add(s.tasks[i].counts); err != nil {
+			return solver.Counts{}, s.committed, s.stats, fmt.Errorf("adding task %d: %w", i, err)
+		}
+	}
+	return sum, s.committed, s.stats, s.err
+}

@@ -1,0 +1,215 @@
+package coordinator
+
+import (
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// What the scheduler keeps for the people watching a job: an estimate of
+// the work, the time with workers, recent events. None of it decides
+// anything; all of it is guarded by scheduler.mu.
+
+// workEstimate estimates the search work of a plan in nodes. Tasks differ
+// in size by orders of magnitude, but tasks that share their first border
+// value (Prefix[0]) are alike, so an uncommitted task is estimated by the
+// mean nodes of the committed tasks of its group (or of all committed
+// tasks while its group has none).
+type workEstimate struct {
+	group  []int       // task index -> group
+	groups []workGroup // by Prefix[0]
+	all    workGroup   // every committed task
+	done   float64     // nodes committed by this run
+}
+
+type workGroup struct {
+	tasks     int     // tasks of the group this run must do (restored ones excluded)
+	committed int     // committed tasks with their nodes known (restored included)
+	nodes     float64 // their nodes
+	fresh     int     // tasks committed by this run
+	freshN    float64 // their nodes
+}
+
+func newWorkEstimate(p solver.Plan) workEstimate {
+	w := workEstimate{group: make([]int, len(p.Tasks))}
+	index := map[int]int{}
+	for i, t := range p.Tasks {
+		key := -1
+		if len(t.Prefix) > 0 {
+			key = t.Prefix[0]
+		}
+		g, ok := index[key]
+		if !ok {
+			g = len(w.groups)
+			index[key] = g
+			w.groups = append(w.groups, workGroup{})
+		}
+		w.group[i] = g
+		w.groups[g].tasks++
+		w.all.tasks++
+	}
+	return w
+}
+
+// commit records a committed task's nodes; restored tasks teach the
+// estimate but are not work of this run.
+func (w *workEstimate) commit(idx int, nodes uint64, restored bool) {
+	g := &w.groups[w.group[idx]]
+	for _, x := range []*workGroup{g, &w.all} {
+		if nodes > 0 {
+			x.committed++
+			x.nodes += float64(nodes)
+		}
+		if restored {
+			x.tasks--
+		} else {
+			x.fresh++
+			x.freshN += float64(nodes)
+		}
+	}
+	if !restored {
+		w.done += float64(nodes)
+	}
+}
+
+// uncommit takes back a task of this run committed with nodes (its
+// committer was quarantined).
+func (w *workEstimate) uncommit(idx int, nodes uint64) {
+	g := &w.groups[w.group[idx]]
+	for _, x := range []*workGroup{g, &w.all} {
+		if nodes > 0 {
+			x.committed--
+			x.nodes -= float64(nodes)
+		}
+		x.fresh--
+		x.freshN -= float64(nodes)
+	}
+	w.done -= float64(nodes)
+}
+
+// totals returns the work done by this run and the estimated work of the
+// whole run (the plan less its restored tasks), both in nodes.
+func (w *workEstimate) totals() (done, total float64) {
+	mean := 1.0
+	if w.all.committed > 0 {
+		mean = w.all.nodes / float64(w.all.committed)
+	}
+	for _, g := range w.groups {
+		m := mean
+		if g.committed > 0 {
+			m = g.nodes / float64(g.committed)
+		}
+		total += g.freshN + float64(g.tasks-g.fresh)*m
+	}
+	return w.done, max(total, w.done)
+}
+
+// busyClock adds up the time during which at least one worker is attached:
+// rates and ETAs divide by it, not by the time spent waiting for workers.
+type busyClock struct {
+	since time.Time // when the current busy spell began (zero: idle)
+	total time.Duration
+}
+
+// set tells the clock how many workers are attached now.
+func (b *busyClock) set(now time.Time, live int) {
+	switch {
+	case live > 0 && b.since.IsZero():
+		b.since = now
+	case live == 0 && !b.since.IsZero():
+		b.total += now.Sub(b.since)
+		b.since = time.Time{}
+	}
+}
+
+// at is the busy time up to now.
+func (b *busyClock) at(now time.Time) time.Duration {
+	if b.since.IsZero() {
+		return b.total
+	}
+	return b.total + now.Sub(b.since)
+}
+
+// eventLog keeps the last maxEvents events.
+type eventLog struct {
+	clock Clock
+	buf   []Event
+	seq   uint64
+}
+
+func (e *eventLog) add(kind EventKind, worker, detail string) {
+	e.seq++
+	ev := Event{Seq: e.seq, Time: e.clock.Now(), Kind: kind, Worker: worker, Detail: detail}
+	if len(e.buf) == maxEvents {
+		copy(e.buf, e.buf[1:])
+		e.buf = e.buf[:maxEvents-1]
+	}
+	e.buf = append(e.buf, ev)
+}
+
+// after returns a copy of the kept events with Seq > seq.
+func (e *eventLog) after(seq uint64) []Event {
+	var out []Event
+	for _, ev := range e.buf {
+		if ev.Seq > seq {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// events returns the kept events with Seq > after.
+func (s *scheduler) eventsAfter(after uint64) []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.events.after(after)
+}
+
+// status fills what the scheduler knows of st.
+func (s *scheduler) status(st *Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opt.Clock.Now()
+	st.Summary.Tasks = len(s.tasks)
+	st.Summary.Committed = s.committed
+	st.Summary.Solutions = s.solutions
+	st.Summary.Workers = s.peak
+	st.Restored = s.restored
+	st.Queued = len(s.tasks) - s.committed
+	for _, sess := range s.sessions {
+		st.Leased += len(sess.held)
+	}
+	st.Queued -= st.Leased
+	st.Busy = s.busy.at(now)
+	st.WorkDone, st.WorkTotal = s.work.totals()
+	st.Summary.Unique, st.Summary.Nodes = s.unique, s.nodes
+	st.Summary.setStats(s.stats)
+	st.Workers = st.Workers[:0]
+	for _, sess := range s.sessions {
+		if sess.live() {
+			st.Workers = append(st.Workers, sess.statusLocked())
+		}
+	}
+	st.Done = s.finishedLocked()
+	if s.err != nil {
+		st.Summary.Error = s.err.Error()
+	}
+}
+
+// finishedLocked reports whether done is closed.
+func (s *scheduler) finishedLocked() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (sess *session) statusLocked() WorkerStatus {
+	return WorkerStatus{
+		ID: sess.id, Name: sess.name, Addr: sess.addr, Version: sess.version,
+		Slots: sess.slots, Leases: len(sess.held), Tasks: sess.tasks, Nodes: sess.nodes,
+		Joined: sess.joined, LastSeen: time.Unix(0, sess.lastSeen.Load()),
+	}
+}

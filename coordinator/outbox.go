@@ -1,0 +1,123 @@
+package coordinator
+
+import (
+	"sync"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+)
+
+// maxOutbox bounds the messages queued for one worker. A worker that reads
+// gets at most one Assign per credit (maxCredits), one Ack per Result and a
+// few Cancels and Drains, and its sender drains them as fast as the network
+// allows; a peer that stops reading while it keeps sending (issue 12, D5)
+// would grow the queue without end, so past this bound its session ends.
+const maxOutbox = 2*maxCredits + 1024
+
+// outbox queues a session's messages for its single sender goroutine and
+// is the scheduler's mailbox: it turns the scheduler's plain Go messages
+// into wire messages. Its methods never block.
+type outbox struct {
+	n    uint32 // board size, for Assign
+	want bool   // tasks stream solutions
+
+	mu       sync.Mutex
+	q        []*nqueenspb.WorkResponse
+	closed   bool
+	overflow bool          // more than maxOutbox queued: the session must end
+	notify   chan struct{} // capacity 1: "something changed"
+	full     chan struct{} // closed on overflow: the handler ends the session
+}
+
+func newOutbox(n int, want bool) *outbox {
+	return &outbox{n: uint32(n), want: want, notify: make(chan struct{}, 1), full: make(chan struct{})}
+}
+
+func (o *outbox) push(m *nqueenspb.WorkResponse) {
+	o.mu.Lock()
+	switch {
+	case o.closed:
+	case len(o.q) >= maxOutbox:
+		o.overflow, o.closed, o.q = true, true, nil
+		close(o.full)
+	default:
+		o.q = append(o.q, m)
+	}
+	o.mu.Unlock()
+	o.poke()
+}
+
+func (o *outbox) poke() {
+	select {
+	case o.notify <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the queued messages, whether the outbox is closed and
+// whether it overflowed.
+func (o *outbox) take() (msgs []*nqueenspb.WorkResponse, closed, overflow bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	q := o.q
+	o.q = nil
+	return q, o.closed, o.overflow
+}
+
+func (o *outbox) assign(a Assignment) {
+	prefix := make([]uint32, len(a.Prefix))
+	for i, c := range a.Prefix {
+		prefix[i] = uint32(c)
+	}
+	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Assign{Assign: &nqueenspb.Assign{
+		TaskId:        wireTaskID(a.Task),
+		N:             o.n,
+		Kind:          nqueenspb.TaskKind_TASK_KIND_COUNT, // listings too: see solver.ListTask
+		Prefix:        prefix,
+		WantSolutions: o.want,
+		Deadline:      timestamppb.New(a.Deadline),
+		LeaseId:       a.Lease,
+	}}})
+}
+
+func (o *outbox) cancel(lease uint64, task TaskID, reason string) {
+	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Cancel{Cancel: &nqueenspb.Cancel{
+		TaskId: wireTaskID(task), LeaseId: lease, Reason: reason,
+	}}})
+}
+
+func (o *outbox) drain(reason string) {
+	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Drain{Drain: &nqueenspb.Drain{Reason: reason}}})
+}
+
+func (o *outbox) ack(task *nqueenspb.TaskId, v verdict) {
+	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Ack{Ack: &nqueenspb.Ack{
+		TaskId: task, Outcome: wireOutcome[v.outcome], Reason: v.reason,
+	}}})
+}
+
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	o.poke()
+}
+
+// wireOutcome is the one table from the scheduler's outcomes to the wire's.
+var wireOutcome = map[Outcome]nqueenspb.Ack_Outcome{
+	OutcomeCommitted: nqueenspb.Ack_OUTCOME_COMMITTED,
+	OutcomeDuplicate: nqueenspb.Ack_OUTCOME_DUPLICATE,
+	OutcomeConflict:  nqueenspb.Ack_OUTCOME_CONFLICT,
+	OutcomeRejected:  nqueenspb.Ack_OUTCOME_REJECTED,
+	OutcomeVerified:  nqueenspb.Ack_OUTCOME_VERIFIED,
+}
+
+func wireTaskID(t TaskID) *nqueenspb.TaskId {
+	return &nqueenspb.TaskId{PlanFingerprint: t.Plan, Index: uint32(t.Index)}
+}
+
+// taskIDOf converts a wire task id; nil becomes an id of no plan.
+func taskIDOf(id *nqueenspb.TaskId) TaskID {
+	return TaskID{Plan: id.GetPlanFingerprint(), Index: int(id.GetIndex())}
+}
