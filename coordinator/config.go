@@ -97,7 +97,8 @@ type Config struct {
 	PNGDir    string
 	SVGDir    string
 	SheetPath string
-	Limit     int // pictures cap (0 = render's default)
+	Limit     int           // pictures cap (0 = render's default)
+	Labels    render.Labels // file and rank labels on the pictures (render.NoLabels)
 
 	// First finds one solution instead of counting (Method "constructive"
 	// or "lasvegas" with K and Seed), written through render.

@@ -22,6 +22,7 @@ func runFirst(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error
 	opts := render.Options{
 		N: cfg.N, Format: cfg.Format, SolutionsPath: cfg.Solutions, Stdout: cfg.Stdout,
 		PNGDir: cfg.PNGDir, SVGDir: cfg.SVGDir, SheetPath: cfg.SheetPath, Limit: cfg.Limit,
+		Labels: cfg.Labels,
 	}
 	if !cfg.wantsSolutions() {
 		opts.SolutionsPath = "-"

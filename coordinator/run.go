@@ -92,6 +92,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 		s, err := render.Open(render.Options{
 			N: cfg.N, Format: cfg.Format, SolutionsPath: cfg.Solutions, Stdout: cfg.Stdout,
 			PNGDir: cfg.PNGDir, SVGDir: cfg.SVGDir, SheetPath: cfg.SheetPath, Limit: cfg.Limit, Unique: cfg.Unique,
+			Labels: cfg.Labels,
 		})
 		if err != nil {
 			return Summary{}, fmt.Errorf("%w: %w", ErrUsage, err)

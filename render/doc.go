@@ -78,6 +78,19 @@
 // tens of thousands), it holds as many of them as fit, and its title says
 // how many.
 //
+// # Labels
+//
+// Options.Labels names the files and ranks along the board's edges, as a
+// chessboard diagram does: LetterLabels puts files a, b, c ... under the
+// columns (up to N = 26; 1..N beyond) and ranks 1..N left of the rows;
+// NumberLabels numbers both 1..N. Rank 1 is the top row, as the text formats
+// count rows, so the queen printed as (2,5) by coords stands on rank 2,
+// file e. The labels take a band left of the board and one under it (the
+// picture grows by them; without labels nothing moves); squares too small
+// for a label each get one every 2, 5, 10, ... squares (1 and the
+// multiples). The contact sheet labels every thumbnail the same way. Text
+// output is the same bytes with or without labels.
+//
 // Other pictures of boards (the trace package's animation) draw with the
 // same colours (Colors).
 package render

@@ -68,6 +68,7 @@ type geometry struct {
 	Cell          int // side of one square
 	Width, Height int // whole picture
 	X0, Y0        int // top-left corner of the board
+	Lab           labelGeometry
 }
 
 // layout returns the geometry of the picture of one N×N board:
@@ -77,15 +78,33 @@ type geometry struct {
 //	Height = N·Cell + margin + captionHeight
 //
 // The board is centred horizontally, margin below the top edge.
-func layout(n int) geometry {
+func layout(n int) geometry { return labelledLayout(n, NoLabels) }
+
+// labelledLayout is layout with room for labels: the rank band (Lab.Band)
+// left of the board and the file band (Lab.Foot) under it, between the
+// board and the caption:
+//
+//	Width  = max(Lab.Band + N·Cell + 2·margin, minWidth)
+//	Height = N·Cell + Lab.Foot + margin + captionHeight
+//
+// The band and the board are centred together.
+func labelledLayout(n int, l Labels) geometry {
 	cell := min(max(boardPixels/n, 1), maxCell)
 	side := n * cell
-	w := max(side+2*margin, minWidth)
+	lab := labelLayout(l, n, cell)
+	unit := lab.Band + side
+	w := max(unit+2*margin, minWidth)
 	return geometry{
 		N: n, Cell: cell,
-		Width: w, Height: side + margin + captionHeight,
-		X0: (w - side) / 2, Y0: margin,
+		Width: w, Height: side + lab.Foot + margin + captionHeight,
+		X0: (w-unit)/2 + lab.Band, Y0: margin,
+		Lab: lab,
 	}
+}
+
+// captionBaseline is the y of the caption's baseline.
+func (g geometry) captionBaseline() int {
+	return g.Y0 + g.N*g.Cell + g.Lab.Foot + captionHeight*2/3
 }
 
 // squareCenter is the pixel at the centre of the square of row r, column c

@@ -76,7 +76,7 @@ func TestPNG(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			cols := solutionOf(t, n)
 			var buf bytes.Buffer
-			if err := writePNG(&buf, cols, boardCaption(n, 1, 1, false)); err != nil {
+			if err := writePNG(&buf, cols, boardCaption(n, 1, 1, false), NoLabels); err != nil {
 				t.Fatal(err)
 			}
 			img, err := png.Decode(&buf)
@@ -98,7 +98,7 @@ func TestPNG(t *testing.T) {
 }
 
 func TestPNGRefusesHugeBoards(t *testing.T) {
-	err := writePNG(io.Discard, make([]int, maxPNGN+1), "x")
+	err := writePNG(io.Discard, make([]int, maxPNGN+1), "x", NoLabels)
 	if err == nil || !strings.Contains(err.Error(), "4096") {
 		t.Errorf("writePNG(N=%d) error = %v, want one naming the limit", maxPNGN+1, err)
 	}
@@ -123,7 +123,7 @@ func TestSVG(t *testing.T) {
 			cols := solutionOf(t, n)
 			caption := boardCaption(n, 3, 12, true) + " <&>"
 			var buf bytes.Buffer
-			if err := writeSVG(&buf, cols, caption); err != nil {
+			if err := writeSVG(&buf, cols, caption, NoLabels); err != nil {
 				t.Fatal(err)
 			}
 			var doc svgDoc
@@ -152,7 +152,7 @@ func TestSVG(t *testing.T) {
 			}
 		})
 	}
-	if err := writeSVG(io.Discard, make([]int, maxSVGN+1), "x"); err == nil {
+	if err := writeSVG(io.Discard, make([]int, maxSVGN+1), "x", NoLabels); err == nil {
 		t.Errorf("writeSVG(N=%d) succeeded, want an error", maxSVGN+1)
 	}
 }
@@ -160,14 +160,14 @@ func TestSVG(t *testing.T) {
 func TestSheetN8Holds92Boards(t *testing.T) {
 	boards := firstSolutions(t, 8, -1)
 	var buf bytes.Buffer
-	if err := writeSheet(&buf, 8, boards, sheetTitle(8, 92, 92, false)); err != nil {
+	if err := writeSheet(&buf, 8, boards, sheetTitle(8, 92, 92, false), NoLabels); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := sheetLayout(8, 92)
+	g := sheetLayout(8, 92, NoLabels)
 	if g.Columns != 10 || g.Rows != 10 {
 		t.Errorf("sheet grid %dx%d, want 10x10", g.Columns, g.Rows)
 	}
@@ -247,7 +247,7 @@ func TestSinkPictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := sheetLayout(8, 5); cfg.Width != g.Width || cfg.Height != g.Height {
+	if g := sheetLayout(8, 5, NoLabels); cfg.Width != g.Width || cfg.Height != g.Height {
 		t.Errorf("sheet of 5 is %dx%d, want %dx%d", cfg.Width, cfg.Height, g.Width, g.Height)
 	}
 }
@@ -318,7 +318,7 @@ func TestSinkRejectsBadSolutions(t *testing.T) {
 
 func BenchmarkPNGN8(b *testing.B) {
 	cols := []int{0, 4, 7, 5, 2, 6, 1, 3}
-	p := newPNGBoard(8)
+	p := newPNGBoard(8, NoLabels)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if err := p.encode(io.Discard, cols, boardCaption(8, 1, 92, false)); err != nil {
@@ -345,22 +345,22 @@ func BenchmarkSinkPNG100(b *testing.B) {
 
 func TestSVGGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := writeSVG(&buf, []int{1, 3, 0, 2}, boardCaption(4, 1, 2, false)); err != nil {
+	if err := writeSVG(&buf, []int{1, 3, 0, 2}, boardCaption(4, 1, 2, false), NoLabels); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "n4-solution-1.svg", buf.Bytes())
 }
 
 func TestSheetFit(t *testing.T) {
-	if got := sheetFit(8, 92); got != 92 {
-		t.Errorf("sheetFit(8, 92) = %d, want 92", got)
+	if got := sheetFit(8, 92, NoLabels); got != 92 {
+		t.Errorf("sheetFit(8, 92, NoLabels) = %d, want 92", got)
 	}
-	got := sheetFit(8, maxLimit)
+	got := sheetFit(8, maxLimit, NoLabels)
 	if got >= maxLimit || got < 1000 {
 		t.Fatalf("sheetFit(8, %d) = %d, want fewer, but at least 1000", maxLimit, got)
 	}
 	for _, c := range []int{got, got + 1} {
-		g := sheetLayout(8, c)
+		g := sheetLayout(8, c, NoLabels)
 		fits := int64(g.Width)*int64(g.Height) <= maxSheetPixels
 		if fits != (c == got) {
 			t.Errorf("sheetLayout(8, %d) is %dx%d: fits = %v", c, g.Width, g.Height, fits)

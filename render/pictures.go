@@ -41,7 +41,7 @@ func (s *Sink) drawPictures(total uint64) error {
 				cols := make([]int, n)
 				var pngDrawer *pngBoard
 				if s.opts.PNGDir != "" {
-					pngDrawer = newPNGBoard(n)
+					pngDrawer = newPNGBoard(n, s.opts.Labels)
 				}
 				for !failed.Load() {
 					i := int(next.Add(1) - 1)
@@ -61,7 +61,7 @@ func (s *Sink) drawPictures(total uint64) error {
 					}
 					if s.opts.SVGDir != "" {
 						if err := writeFile(filepath.Join(s.opts.SVGDir, name+".svg"), func(w io.Writer) error {
-							return writeSVG(w, cols, caption)
+							return writeSVG(w, cols, caption, s.opts.Labels)
 						}); err != nil {
 							fail(err)
 							return
@@ -72,14 +72,14 @@ func (s *Sink) drawPictures(total uint64) error {
 		}
 	}
 	if s.opts.SheetPath != "" {
-		count := sheetFit(n, count)
+		count := sheetFit(n, count, s.opts.Labels)
 		boards := make([][]int, count)
 		for i := range boards {
 			boards[i] = solution(i, make([]int, n))
 		}
 		title := sheetTitle(n, uint64(count), total, s.opts.Unique)
 		if err := writeFile(s.opts.SheetPath, func(w io.Writer) error {
-			return writeSheet(w, n, boards, title)
+			return writeSheet(w, n, boards, title, s.opts.Labels)
 		}); err != nil {
 			fail(err)
 		}

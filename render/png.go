@@ -134,8 +134,8 @@ type pngBoard struct {
 	enc   png.Encoder
 }
 
-func newPNGBoard(n int) *pngBoard {
-	g := layout(n)
+func newPNGBoard(n int, l Labels) *pngBoard {
+	g := labelledLayout(n, l)
 	b := &pngBoard{g: g, p: newPainter(g.Cell), enc: png.Encoder{CompressionLevel: png.BestSpeed}}
 	b.empty = image.NewRGBA(image.Rect(0, 0, g.Width, g.Height))
 	draw.Draw(b.empty, b.empty.Bounds(), image.NewUniform(colors.Background), image.Point{}, draw.Src)
@@ -143,6 +143,7 @@ func newPNGBoard(n int) *pngBoard {
 		b.p.frame(b.empty, n, g.X0, g.Y0, 2)
 	}
 	b.p.checkerboard(b.empty, n, g.X0, g.Y0)
+	g.Lab.draw(b.empty, n, g.Cell, g.X0, g.Y0)
 	b.img = image.NewRGBA(b.empty.Bounds())
 	return b
 }
@@ -153,7 +154,7 @@ func (b *pngBoard) draw(cols []int, caption string) *image.RGBA {
 	copy(b.img.Pix, b.empty.Pix)
 	b.p.queens(b.img, cols, b.g.X0, b.g.Y0)
 	g := b.g
-	drawText(b.img, caption, g.Width/2, g.Y0+g.N*g.Cell+captionHeight*2/3, g.Width-8, captionSize)
+	drawText(b.img, caption, g.Width/2, g.captionBaseline(), g.Width-8, captionSize)
 	return b.img
 }
 
@@ -162,8 +163,9 @@ func (b *pngBoard) encode(w io.Writer, cols []int, caption string) error {
 }
 
 // writePNG writes the picture of one solution (0-based columns) with a
-// caption under the board, sized by layout.
-func writePNG(w io.Writer, cols []int, caption string) error {
+// caption under the board, and labels when l asks for them, sized by
+// labelledLayout.
+func writePNG(w io.Writer, cols []int, caption string, l Labels) error {
 	n := len(cols)
 	if n < 1 || n > maxPNGN {
 		return fmt.Errorf("render: png: n = %d, want 1..%d", n, maxPNGN)
@@ -171,5 +173,5 @@ func writePNG(w io.Writer, cols []int, caption string) error {
 	if err := checkCols(cols, n); err != nil {
 		return fmt.Errorf("render: png: %w", err)
 	}
-	return newPNGBoard(n).encode(w, cols, caption)
+	return newPNGBoard(n, l).encode(w, cols, caption)
 }

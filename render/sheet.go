@@ -42,6 +42,7 @@ type sheetGeometry struct {
 	PitchY        int // distance between the top edges of neighbouring rows
 	X0, Y0        int // top-left corner of board 0
 	Width, Height int
+	Lab           labelGeometry // of each thumbnail
 }
 
 // sheetLayout returns the geometry of a contact sheet of count boards of
@@ -50,14 +51,16 @@ type sheetGeometry struct {
 //	Columns = ceil(sqrt(count)), Rows = ceil(count/Columns)
 //	Cell    = clamp(min(sheetThumb, sheetBudget/Columns)/n, 1, sheetMaxCell)
 //	Thumb   = n·Cell
-//	PitchX  = max(Thumb + sheetGap, width of the largest label + 4)
-//	PitchY  = Thumb + sheetLabel + sheetGap
-//	Width   = max(2·margin + (Columns-1)·PitchX + Thumb, minWidth)
+//	PitchX  = max(Lab.Band + Thumb + sheetGap, width of the largest label + 4)
+//	PitchY  = Thumb + Lab.Foot + sheetLabel + sheetGap
+//	Width   = max(2·margin + (Columns-1)·PitchX + Lab.Band + Thumb, minWidth)
 //	Height  = sheetTitleBand + Rows·PitchY - sheetGap + margin
 //
 // Board i (0-based) is in grid row i/Columns, column i%Columns, solution
-// number i+1 centred under it.
-func sheetLayout(n, count int) sheetGeometry {
+// number i+1 centred under it. Lab is labelLayout(l, n, Cell): with labels,
+// each thumbnail has its ranks in a band on its left and its files under
+// it; without, Lab.Band and Lab.Foot are 0.
+func sheetLayout(n, count int, l Labels) sheetGeometry {
 	g := sheetGeometry{N: n, Count: count}
 	if count == 0 {
 		g.Width, g.Height = minWidth, sheetTitleBand+margin
@@ -67,15 +70,16 @@ func sheetLayout(n, count int) sheetGeometry {
 	g.Rows = (count + g.Columns - 1) / g.Columns
 	g.Cell = min(max(min(sheetThumb, sheetBudget/g.Columns)/n, 1), sheetMaxCell)
 	g.Thumb = n * g.Cell
+	g.Lab = labelLayout(l, n, g.Cell)
 	face := newFace(labelSize)
 	label := font.MeasureString(face, strconv.Itoa(count)).Ceil()
 	face.Close()
-	g.PitchX = max(g.Thumb+sheetGap, label+4)
-	g.PitchY = g.Thumb + sheetLabel + sheetGap
-	grid := (g.Columns-1)*g.PitchX + g.Thumb
+	g.PitchX = max(g.Lab.Band+g.Thumb+sheetGap, label+4)
+	g.PitchY = g.Thumb + g.Lab.Foot + sheetLabel + sheetGap
+	grid := (g.Columns-1)*g.PitchX + g.Lab.Band + g.Thumb
 	g.Width = max(2*margin+grid, minWidth)
 	g.Height = sheetTitleBand + g.Rows*g.PitchY - sheetGap + margin
-	g.X0 = (g.Width - grid) / 2
+	g.X0 = (g.Width-grid)/2 + g.Lab.Band
 	g.Y0 = sheetTitleBand
 	return g
 }
@@ -93,9 +97,9 @@ func (g sheetGeometry) squareCenter(i, r, c int) image.Point {
 // sheetFit returns how many of the first count boards of size n fit on one
 // contact sheet of at most maxSheetPixels: count itself unless the limit was
 // set very high. A Sink puts that many on its sheet, and its title says so.
-func sheetFit(n, count int) int {
+func sheetFit(n, count int, l Labels) int {
 	fits := func(c int) bool {
-		g := sheetLayout(n, c)
+		g := sheetLayout(n, c, l)
 		return int64(g.Width)*int64(g.Height) <= maxSheetPixels
 	}
 	if fits(count) {
@@ -114,8 +118,9 @@ func sheetFit(n, count int) int {
 }
 
 // writeSheet writes one PNG with every board of boards (each n 0-based
-// columns) in a labelled grid under title, laid out by sheetLayout.
-func writeSheet(w io.Writer, n int, boards [][]int, title string) error {
+// columns) in a numbered grid under title, laid out by sheetLayout; l
+// asks for file and rank labels on each board.
+func writeSheet(w io.Writer, n int, boards [][]int, title string, l Labels) error {
 	if n < 1 || n > maxPNGN {
 		return fmt.Errorf("render: sheet: n = %d, want 1..%d", n, maxPNGN)
 	}
@@ -124,7 +129,7 @@ func writeSheet(w io.Writer, n int, boards [][]int, title string) error {
 			return fmt.Errorf("render: sheet: board %d: %w", i+1, err)
 		}
 	}
-	g := sheetLayout(n, len(boards))
+	g := sheetLayout(n, len(boards), l)
 	if int64(g.Width)*int64(g.Height) > maxSheetPixels {
 		return fmt.Errorf("render: sheet: %d boards of N=%d need %d×%d pixels (at most %d in all); lower the limit",
 			len(boards), n, g.Width, g.Height, maxSheetPixels)
@@ -141,9 +146,10 @@ func writeSheet(w io.Writer, n int, boards [][]int, title string) error {
 			at := g.board(i)
 			p.checkerboard(img, n, at.X, at.Y)
 			p.queens(img, cols, at.X, at.Y)
+			g.Lab.draw(img, n, g.Cell, at.X, at.Y)
 			label := strconv.Itoa(i + 1)
 			lw := d.MeasureString(label).Ceil()
-			d.Dot = fixed.P(at.X+g.Thumb/2-lw/2, at.Y+g.Thumb+sheetLabel-3)
+			d.Dot = fixed.P(at.X+g.Thumb/2-lw/2, at.Y+g.Thumb+g.Lab.Foot+sheetLabel-3)
 			d.DrawString(label)
 		}
 	}

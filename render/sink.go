@@ -36,6 +36,7 @@ type Options struct {
 	SheetPath     string    // one PNG contact sheet of the first Limit solutions
 	Limit         int       // cap on pictures per kind (0 = DefaultLimit; at most maxLimit)
 	Unique        bool      // captions say "fundamental solution"
+	Labels        Labels    // file and rank labels on pictures (NoLabels: none); text ignores it
 }
 
 // Sink receives the committed solutions of a run, in order, and writes every

@@ -17,8 +17,9 @@ const svgQueen = `<path d="M22 74L12 34L30 54L31 27L40 44L50 20L60 44L69 27L70 5
 // writeSVG writes the picture of one solution (0-based columns) with a
 // caption under the board, laid out like the PNG (layout). The squares are
 // one <pattern>, so the file grows with N, not N²; each queen is one <use
-// class="queen"> element.
-func writeSVG(w io.Writer, cols []int, caption string) error {
+// class="queen"> element. Labels, when l asks for them, are <text> elements
+// in one <g class="labels">.
+func writeSVG(w io.Writer, cols []int, caption string, l Labels) error {
 	n := len(cols)
 	if n < 1 || n > maxSVGN {
 		return fmt.Errorf("render: svg: n = %d, want 1..%d", n, maxSVGN)
@@ -26,7 +27,7 @@ func writeSVG(w io.Writer, cols []int, caption string) error {
 	if err := checkCols(cols, n); err != nil {
 		return fmt.Errorf("render: svg: %w", err)
 	}
-	g := layout(n)
+	g := labelledLayout(n, l)
 	side := n * g.Cell
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8"?>
@@ -69,11 +70,27 @@ func writeSVG(w io.Writer, cols []int, caption string) error {
 		bw.Write(b)
 	}
 	fmt.Fprintf(bw, "</g>\n")
+	writeSVGLabels(bw, g)
 	fmt.Fprintf(bw, `<text x="%d" y="%d" text-anchor="middle" font-family="Go, 'DejaVu Sans', Arial, sans-serif" font-size="%d" fill="%s">`,
-		g.Width/2, g.Y0+side+captionHeight*2/3, captionSize, hex(colors.Text))
+		g.Width/2, g.captionBaseline(), captionSize, hex(colors.Text))
 	xml.EscapeText(bw, []byte(caption))
 	fmt.Fprintf(bw, "</text>\n</svg>\n")
 	return bw.Flush()
+}
+
+// writeSVGLabels writes the labels of g's board, at the spots the PNG draws
+// them.
+func writeSVGLabels(bw *bufio.Writer, g geometry) {
+	spots := g.Lab.spots(g.N, g.Cell, g.X0, g.Y0)
+	if len(spots) == 0 {
+		return
+	}
+	fmt.Fprintf(bw, `<g class="labels" text-anchor="middle" font-family="Go, 'DejaVu Sans', Arial, sans-serif" font-size="%g" fill="%s">`+"\n",
+		g.Lab.Size, hex(colors.Text))
+	for _, s := range spots {
+		fmt.Fprintf(bw, `<text x="%d" y="%d">%s</text>`+"\n", s.X, s.Y, s.Text)
+	}
+	fmt.Fprintf(bw, "</g>\n")
 }
 
 // hex is a colour as #rrggbb.
