@@ -146,3 +146,16 @@ func drawText(dst draw.Image, s string, x, y, maxWidth int, size float64) {
 	d.Dot = fixed.P(x-w/2, y)
 	d.DrawString(s)
 }
+
+// Face returns the embedded Go Regular font at size pixels, the font of
+// every caption; the caller closes it. For other pictures of boards (the
+// trace package) that should look the same.
+func Face(size float64) font.Face { return newFace(size) }
+
+// QueenGlyph returns the queen as a cell × cell mask: the crown of every
+// picture, or a filled square on cells under 12 pixels.
+func QueenGlyph(cell int) *image.Alpha { return newPainter(cell).queen }
+
+// QueenSymbol is the crown as SVG shapes in a 100×100 box, for a <symbol
+// viewBox="0 0 100 100">: the same glyph as QueenGlyph.
+const QueenSymbol = svgQueen
