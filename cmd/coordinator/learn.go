@@ -86,6 +86,10 @@ func runTrace(n int, o traceOptions, stdout, stderr io.Writer) int {
 	if t.Capped() {
 		frames = fmt.Sprintf("first %d of %d steps", len(t.Steps), t.Total)
 	}
-	fmt.Fprintf(stdout, "N=%d: trace of the backtracker, %s, %d solutions, written to %s\n", n, frames, t.Found, o.path)
+	sols := fmt.Sprintf("%d solutions", t.Found)
+	if t.Found == 1 {
+		sols = "1 solution"
+	}
+	fmt.Fprintf(stdout, "N=%d: trace of the backtracker, %s, %s, written to %s\n", n, frames, sols, o.path)
 	return 0
 }
