@@ -117,3 +117,47 @@ func TestHTMLStepButtonAdvancesTheBoard(t *testing.T) {
 		t.Errorf("paused on step %d, the page went on to %d", paused.step, got)
 	}
 }
+
+// TestSVGPlaysInABrowser opens the SVG trace in Chromium: exactly one frame
+// is visible at a time, and the CSS animation moves on without a script.
+func TestSVGPlaysInABrowser(t *testing.T) {
+	tr, err := Record(4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "t.svg")
+	if err := Write(path, tr); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.New(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(browsertest.FileURL(t, path))); err != nil {
+		t.Fatal(err)
+	}
+	const visible = `[...document.querySelectorAll("g.frame")].filter(g => getComputedStyle(g).visibility === "visible").map(g => g.dataset.step).join(",")`
+	read := func() string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](visible))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	first := read()
+	if strings.Contains(first, ",") || first == "" {
+		t.Fatalf("frames visible at the start: %q, want exactly one", first)
+	}
+	deadline := time.Now().Add(browsertest.Timeout / 2)
+	for {
+		now := read()
+		if strings.Contains(now, ",") {
+			t.Fatalf("frames %s visible at once", now)
+		}
+		if now != first && now != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the SVG stays on frame %s", first)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the animation's own clock
+	}
+}

@@ -35,6 +35,7 @@ const (
 
 var kindNames = [...]string{"place", "conflict", "backtrack", "solution"}
 
+// String is the kind's name: place, conflict, backtrack or solution.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
