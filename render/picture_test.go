@@ -22,7 +22,7 @@ func rgba(c color.Color) color.RGBA {
 }
 
 // checkBoard probes the centre of every square of a board drawn at the
-// centres given by at: queens must be colors.Queen, the rest a square colour.
+// centres given by at: queens must be the queen colour, the rest a square colour.
 func checkBoard(t *testing.T, img image.Image, cols []int, at func(r, c int) image.Point) {
 	t.Helper()
 	n := len(cols)

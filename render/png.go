@@ -54,7 +54,7 @@ func newPainter(cell int) *painter {
 	}
 	// A crown: five points over a band, a ball on three of them, a base.
 	// Everything from y = 0.44 down to the base between x = 0.40 and 0.60 is
-	// solid, so the square's centre pixel is exactly colors.Queen.
+	// solid, so the square's centre pixel is exactly the queen colour.
 	shape(0.22, 0.74, 0.12, 0.34, 0.30, 0.54, 0.31, 0.27, 0.40, 0.44, 0.5, 0.20,
 		0.60, 0.44, 0.69, 0.27, 0.70, 0.54, 0.88, 0.34, 0.78, 0.74)
 	shape(0.20, 0.78, 0.80, 0.78, 0.80, 0.87, 0.20, 0.87)
