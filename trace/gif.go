@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"image"
 	"image/color"
 	"image/gif"
@@ -66,7 +68,9 @@ func (q *quantizer) at(c color.RGBA) uint8 {
 // WriteGIF writes t as an animated GIF, one frame per recorded step, looping
 // forever. After the first frame, each frame holds only the rectangle that
 // changed since the one before, and in it the pixels that did not change
-// are transparent (index 0), so a step costs a few hundred bytes.
+// are transparent (index 0), so a step costs a few kilobytes. Frames are
+// encoded and written one at a time, so memory stays at a few frames
+// whatever the number of steps.
 func WriteGIF(w io.Writer, t *Trace) error {
 	p := newPainter(t.N)
 	defer p.close()
@@ -74,7 +78,9 @@ func WriteGIF(w io.Writer, t *Trace) error {
 	q := &quantizer{pal: gifPalette(), index: map[color.RGBA]uint8{}}
 	bounds := image.Rect(0, 0, g.Width, g.Height)
 	cur, prev := image.NewRGBA(bounds), image.NewRGBA(bounds)
-	anim := &gif.GIF{Config: image.Config{ColorModel: q.pal, Width: g.Width, Height: g.Height}}
+	bw := bufio.NewWriter(w)
+	out := &gifStream{w: bw, config: image.Config{ColorModel: q.pal, Width: g.Width, Height: g.Height}}
+	var err error
 	t.Frames(func(f Frame) bool {
 		p.paint(cur, t, f)
 		r := bounds
@@ -96,17 +102,72 @@ func WriteGIF(w io.Writer, t *Trace) error {
 		if f.Index == len(t.Steps)-1 {
 			delay = max(delay, lastDelay)
 		}
-		anim.Image = append(anim.Image, frame)
-		anim.Delay = append(anim.Delay, delay)
-		anim.Disposal = append(anim.Disposal, gif.DisposalNone)
+		err = out.frame(frame, delay)
 		cur, prev = prev, cur
-		return true
+		return err == nil
 	})
-	bw := bufio.NewWriter(w)
-	if err := gif.EncodeAll(bw, anim); err != nil {
+	if err == nil {
+		err = out.close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
+}
+
+// gifStream writes an animated GIF frame by frame. image/gif encodes a
+// whole animation at once, from every frame in memory (hundreds of
+// megabytes for a few thousand frames of N=12), so each frame is encoded
+// alone as a one-frame GIF with the same global palette, and its image
+// block (graphic control extension, descriptor, LZW data) is copied out:
+// the header, screen descriptor and palette once before the first, the
+// NETSCAPE2.0 loop extension after them, the trailer at close.
+type gifStream struct {
+	w       io.Writer
+	config  image.Config
+	buf     bytes.Buffer
+	started bool
+}
+
+// netscapeLoop is the application extension that makes viewers loop the
+// animation forever (a loop count of 0).
+var netscapeLoop = []byte{0x21, 0xff, 0x0b, 'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0', 0x03, 0x01, 0x00, 0x00, 0x00}
+
+func (s *gifStream) frame(img *image.Paletted, delay int) error {
+	s.buf.Reset()
+	one := &gif.GIF{Image: []*image.Paletted{img}, Delay: []int{delay}, Disposal: []byte{gif.DisposalNone}, Config: s.config}
+	if err := gif.EncodeAll(&s.buf, one); err != nil {
 		return err
 	}
-	return bw.Flush()
+	b := s.buf.Bytes()
+	// Header (6 bytes), logical screen descriptor (7), global colour table
+	// (3·2^(k+1) bytes when bit 7 of the descriptor's packed byte is set).
+	head := 13
+	if b[10]&0x80 != 0 {
+		head += 3 << ((b[10] & 7) + 1)
+	}
+	if len(b) < head+1 || b[len(b)-1] != 0x3b {
+		return errors.New("trace: gif: unexpected encoder output")
+	}
+	if !s.started {
+		if _, err := s.w.Write(b[:head]); err != nil {
+			return err
+		}
+		if _, err := s.w.Write(netscapeLoop); err != nil {
+			return err
+		}
+		s.started = true
+	}
+	_, err := s.w.Write(b[head : len(b)-1])
+	return err
+}
+
+func (s *gifStream) close() error {
+	if !s.started {
+		return errors.New("trace: gif: no frames")
+	}
+	_, err := s.w.Write([]byte{0x3b})
+	return err
 }
 
 // changed is the smallest rectangle holding every pixel that differs

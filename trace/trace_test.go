@@ -207,6 +207,9 @@ func TestGIFN4ShowsEveryStepAndBothSolutions(t *testing.T) {
 	if len(g.Image) != steps {
 		t.Fatalf("GIF of N=4 has %d frames, want %d (one per step)", len(g.Image), steps)
 	}
+	if g.LoopCount != 0 {
+		t.Errorf("GIF loop count %d, want 0 (forever)", g.LoopCount)
+	}
 	if lay := layout(4); g.Config.Width != lay.Width || g.Config.Height != lay.Height {
 		t.Errorf("GIF is %dx%d, want %dx%d", g.Config.Width, g.Config.Height, lay.Width, lay.Height)
 	}
