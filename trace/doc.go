@@ -17,7 +17,7 @@
 //
 // Squares of the empty rows that a placed queen attacks are shaded. N=4 is
 // 78 steps and 2 solutions; N=8 is 17,868 steps; N=12 about 11 million,
-// counted in about a second.
+// counted in about 0.15 s (BenchmarkRecordN12).
 //
 // Every frame has two caption lines in the Go font that render's pictures
 // use: "N=4 · step 17 of 78" ("N=8 · step 17 · first 3000 of 17868 steps"
