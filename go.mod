@@ -3,6 +3,7 @@ module github.com/nqueens/nqueens
 go 1.26.8
 
 require (
+	github.com/chromedp/chromedp v0.23.1
 	github.com/hashicorp/go-hclog v1.6.3
 	golang.org/x/image v0.48.0
 	golang.org/x/net v0.60.0
@@ -18,7 +19,9 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/fatih/color v1.13.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/mattn/go-colorable v0.1.12 // indirect
 	github.com/mattn/go-isatty v0.0.14 // indirect

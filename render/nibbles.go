@@ -9,9 +9,9 @@ import (
 	"sync"
 )
 
-// MaxNibblesN is the largest board WriteNibbles takes: 16 rows of 4 bits
+// maxNibblesN is the largest board WriteNibbles takes: 16 rows of 4 bits
 // fill a uint64 key.
-const MaxNibblesN = 16
+const maxNibblesN = 16
 
 // WriteNibbles writes solutions packed in uint64 keys (N ≤ 16; row r's
 // 0-based column in bits 63-4r..60-4r, the bits of rows ≥ N zero) in order:
@@ -33,8 +33,8 @@ const MaxNibblesN = 16
 // against 21 (BenchmarkWriteNibbles, BenchmarkWritePackedN16).
 func (s *Sink) WriteNibbles(keys []uint64) error {
 	n := s.opts.N
-	if n > MaxNibblesN {
-		return fmt.Errorf("render: n = %d is too large for solutions packed 4 bits a row (at most %d)", n, MaxNibblesN)
+	if n > maxNibblesN {
+		return fmt.Errorf("render: n = %d is too large for solutions packed 4 bits a row (at most %d)", n, maxNibblesN)
 	}
 	if len(keys) == 0 {
 		return nil
@@ -80,7 +80,7 @@ func (s *Sink) writeNibblesSlow(keys []uint64) error {
 	if err := checkNibbles(keys, n); err != nil {
 		return s.badKey(err)
 	}
-	var buf [MaxNibblesN]int
+	var buf [maxNibblesN]int
 	cols := buf[:n]
 	for _, k := range keys {
 		for r := range cols {
@@ -178,7 +178,7 @@ const (
 // a mask catches any bit set there. Keys are checked in blocks: a few
 // instructions a key and one branch a block.
 func checkNibbles(keys []uint64, n int) *nibbleError {
-	if n == MaxNibblesN {
+	if n == maxNibblesN {
 		return nil // every key holds 16 columns of 0..15
 	}
 	bias := uint64(16-n) * 0x0101010101010101
@@ -211,7 +211,7 @@ func checkNibbles(keys []uint64, n int) *nibbleError {
 // serves every n ≤ 16 because a byte of a key always holds two rows. Built
 // once, on the first WriteNibbles of the process.
 var nibbleTokens = sync.OnceValue(func() *[256]uint64 {
-	return (*[256]uint64)(pairTokens(MaxNibblesN))
+	return (*[256]uint64)(pairTokens(maxNibblesN))
 })
 
 // nibblesSlack is the room formatNibbles needs past the last key's
@@ -221,14 +221,14 @@ const nibblesSlack = 8
 
 // window16 is the bytes formatNibbles16 may touch for one key:
 // packedLine(16) and nibblesSlack.
-const window16 = 3*MaxNibblesN + 8 + nibblesSlack
+const window16 = 3*maxNibblesN + 8 + nibblesSlack
 
 // formatNibbles writes keys (columns checked, n ≤ 16) in the cols format
 // into buf, which must hold packedLine(n) bytes per key and nibblesSlack
 // more, and returns the bytes used. Each byte of a key, from the top, is
 // two rows; an odd n ends with the top nibble of the next byte alone.
 func formatNibbles(buf []byte, keys []uint64, n int, tokens *[256]uint64) int {
-	if n == MaxNibblesN {
+	if n == maxNibblesN {
 		return formatNibbles16(buf, keys, tokens)
 	}
 	pos := 0

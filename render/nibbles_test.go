@@ -54,7 +54,7 @@ func TestWriteNibblesSameAsWrite(t *testing.T) {
 		for i, cols := range sols {
 			keys[i] = nibbleKey(cols)
 		}
-		for _, f := range Formats {
+		for _, f := range formats {
 			for _, v := range variants {
 				if v.pictures && v.limit == 0 && len(sols) > DefaultLimit {
 					// Drawing a thousand boards twice per chunk size

@@ -22,7 +22,7 @@ func TestWritePackedSameAsWrite(t *testing.T) {
 				packed = append(packed, byte(c))
 			}
 		}
-		for _, f := range Formats {
+		for _, f := range formats {
 			var one, many bytes.Buffer
 			a, err := Open(Options{N: n, Format: f, SolutionsPath: "-", Stdout: &one})
 			if err != nil {

@@ -22,7 +22,7 @@ func rgba(c color.Color) color.RGBA {
 }
 
 // checkBoard probes the centre of every square of a board drawn at the
-// centres given by at: queens must be QueenColor, the rest a square colour.
+// centres given by at: queens must be the queen colour, the rest a square colour.
 func checkBoard(t *testing.T, img image.Image, cols []int, at func(r, c int) image.Point) {
 	t.Helper()
 	n := len(cols)
@@ -30,12 +30,12 @@ func checkBoard(t *testing.T, img image.Image, cols []int, at func(r, c int) ima
 	for r := range n {
 		for c := range n {
 			got := rgba(img.At(at(r, c).X, at(r, c).Y))
-			want := LightSquare
+			want := colors.Light
 			if (r+c)%2 == 1 {
-				want = DarkSquare
+				want = colors.Dark
 			}
 			if cols[r] == c {
-				want = QueenColor
+				want = colors.Queen
 			}
 			if got != want {
 				if bad++; bad <= 5 {
@@ -76,20 +76,20 @@ func TestPNG(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			cols := solutionOf(t, n)
 			var buf bytes.Buffer
-			if err := WritePNG(&buf, cols, Caption(n, 1, 1, false)); err != nil {
+			if err := writePNG(&buf, cols, boardCaption(n, 1, 1, false), NoLabels); err != nil {
 				t.Fatal(err)
 			}
 			img, err := png.Decode(&buf)
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := Layout(n)
+			g := layout(n)
 			cell := min(max(512/n, 1), 64)
 			wantW, wantH := max(n*cell+32, 320), n*cell+16+36
 			if b := img.Bounds(); b.Dx() != wantW || b.Dy() != wantH || g.Width != wantW || g.Height != wantH {
 				t.Errorf("N=%d: png is %dx%d, layout %dx%d, want %dx%d", n, b.Dx(), b.Dy(), g.Width, g.Height, wantW, wantH)
 			}
-			checkBoard(t, img, cols, g.SquareCenter)
+			checkBoard(t, img, cols, g.squareCenter)
 			if !inkBelow(img, g.Y0+n*g.Cell+3) {
 				t.Errorf("N=%d: caption band is blank", n)
 			}
@@ -98,9 +98,9 @@ func TestPNG(t *testing.T) {
 }
 
 func TestPNGRefusesHugeBoards(t *testing.T) {
-	err := WritePNG(io.Discard, make([]int, MaxPNGN+1), "x")
+	err := writePNG(io.Discard, make([]int, maxPNGN+1), "x", NoLabels)
 	if err == nil || !strings.Contains(err.Error(), "4096") {
-		t.Errorf("WritePNG(N=%d) error = %v, want one naming the limit", MaxPNGN+1, err)
+		t.Errorf("writePNG(N=%d) error = %v, want one naming the limit", maxPNGN+1, err)
 	}
 }
 
@@ -121,16 +121,16 @@ func TestSVG(t *testing.T) {
 	for _, n := range []int{1, 8, 30, 1000, 100_000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			cols := solutionOf(t, n)
-			caption := Caption(n, 3, 12, true) + " <&>"
+			caption := boardCaption(n, 3, 12, true) + " <&>"
 			var buf bytes.Buffer
-			if err := WriteSVG(&buf, cols, caption); err != nil {
+			if err := writeSVG(&buf, cols, caption, NoLabels); err != nil {
 				t.Fatal(err)
 			}
 			var doc svgDoc
 			if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 				t.Fatal(err)
 			}
-			g := Layout(n)
+			g := layout(n)
 			if doc.Width != g.Width || doc.Height != g.Height {
 				t.Errorf("svg is %dx%d, want %dx%d", doc.Width, doc.Height, g.Width, g.Height)
 			}
@@ -152,22 +152,22 @@ func TestSVG(t *testing.T) {
 			}
 		})
 	}
-	if err := WriteSVG(io.Discard, make([]int, MaxSVGN+1), "x"); err == nil {
-		t.Errorf("WriteSVG(N=%d) succeeded, want an error", MaxSVGN+1)
+	if err := writeSVG(io.Discard, make([]int, maxSVGN+1), "x", NoLabels); err == nil {
+		t.Errorf("writeSVG(N=%d) succeeded, want an error", maxSVGN+1)
 	}
 }
 
 func TestSheetN8Holds92Boards(t *testing.T) {
 	boards := firstSolutions(t, 8, -1)
 	var buf bytes.Buffer
-	if err := WriteSheet(&buf, 8, boards, SheetTitle(8, 92, 92, false)); err != nil {
+	if err := writeSheet(&buf, 8, boards, sheetTitle(8, 92, 92, false), NoLabels); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := SheetLayout(8, 92)
+	g := sheetLayout(8, 92, NoLabels)
 	if g.Columns != 10 || g.Rows != 10 {
 		t.Errorf("sheet grid %dx%d, want 10x10", g.Columns, g.Rows)
 	}
@@ -175,15 +175,15 @@ func TestSheetN8Holds92Boards(t *testing.T) {
 		t.Errorf("sheet is %dx%d, layout says %dx%d", b.Dx(), b.Dy(), g.Width, g.Height)
 	}
 	for i, cols := range boards {
-		checkBoard(t, img, cols, func(r, c int) image.Point { return g.SquareCenter(i, r, c) })
+		checkBoard(t, img, cols, func(r, c int) image.Point { return g.squareCenter(i, r, c) })
 	}
 	// The 93rd slot is empty: background, not a board.
-	if got := rgba(img.At(g.SquareCenter(92, 0, 0).X, g.SquareCenter(92, 0, 0).Y)); got != Background {
-		t.Errorf("slot 93 = %v, want background %v", got, Background)
+	if got := rgba(img.At(g.squareCenter(92, 0, 0).X, g.squareCenter(92, 0, 0).Y)); got != colors.Background {
+		t.Errorf("slot 93 = %v, want background %v", got, colors.Background)
 	}
 	if !inkBelow(img.(interface {
 		SubImage(image.Rectangle) image.Image
-	}).SubImage(image.Rect(0, 0, g.Width, SheetTitleBand)), 0) {
+	}).SubImage(image.Rect(0, 0, g.Width, sheetTitleBand)), 0) {
 		t.Errorf("sheet title is blank")
 	}
 }
@@ -236,7 +236,7 @@ func TestSinkPictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBoard(t, img, sols[3], Layout(8).SquareCenter)
+	checkBoard(t, img, sols[3], layout(8).squareCenter)
 
 	f2, err := os.Open(sheet)
 	if err != nil {
@@ -247,7 +247,7 @@ func TestSinkPictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := SheetLayout(8, 5); cfg.Width != g.Width || cfg.Height != g.Height {
+	if g := sheetLayout(8, 5, NoLabels); cfg.Width != g.Width || cfg.Height != g.Height {
 		t.Errorf("sheet of 5 is %dx%d, want %dx%d", cfg.Width, cfg.Height, g.Width, g.Height)
 	}
 }
@@ -263,8 +263,8 @@ func TestFileName(t *testing.T) {
 		{3, 14772512, "solution-00000003"},
 	}
 	for _, tt := range tests {
-		if got := FileName(tt.i, tt.total); got != tt.want {
-			t.Errorf("FileName(%d, %d) = %q, want %q", tt.i, tt.total, got, tt.want)
+		if got := fileName(tt.i, tt.total); got != tt.want {
+			t.Errorf("fileName(%d, %d) = %q, want %q", tt.i, tt.total, got, tt.want)
 		}
 	}
 }
@@ -283,14 +283,14 @@ func TestOpenRejectsBadOptions(t *testing.T) {
 		{"unknown format", Options{N: 8, Format: "csv", SolutionsPath: "-"}, `unknown format "csv"`},
 		{"zero n", Options{N: 0}, "n = 0"},
 		{"negative limit", Options{N: 8, Limit: -1}, "limit = -1"},
-		{"huge limit", Options{N: 8, Limit: MaxLimit + 1}, "limit = 100001"},
+		{"huge limit", Options{N: 8, Limit: maxLimit + 1}, "limit = 100001"},
 		{"png dir under a file", Options{N: 8, PNGDir: filepath.Join(file, "png")}, "not a directory"},
 		{"svg dir under a file", Options{N: 8, SVGDir: filepath.Join(file, "svg")}, "not a directory"},
 		{"sheet in a missing folder", Options{N: 8, SheetPath: filepath.Join(dir, "missing", "s.png")}, "not writable"},
 		{"solutions in a missing folder", Options{N: 8, SolutionsPath: filepath.Join(dir, "missing", "s.txt")}, "no such file"},
-		{"png too large", Options{N: MaxPNGN + 1, PNGDir: dir}, "png: n = 4097 is too large"},
-		{"svg too large", Options{N: MaxSVGN + 1, SVGDir: dir}, "svg: n = 100001 is too large"},
-		{"board too large", Options{N: MaxGridN + 1, Format: Board, SolutionsPath: "-"}, "format board: n = 1001 is too large"},
+		{"png too large", Options{N: maxPNGN + 1, PNGDir: dir}, "png: n = 4097 is too large"},
+		{"svg too large", Options{N: maxSVGN + 1, SVGDir: dir}, "svg: n = 100001 is too large"},
+		{"board too large", Options{N: maxGridN + 1, Format: Board, SolutionsPath: "-"}, "format board: n = 1001 is too large"},
 	}
 	for _, tt := range tests {
 		_, err := Open(tt.opts)
@@ -318,10 +318,10 @@ func TestSinkRejectsBadSolutions(t *testing.T) {
 
 func BenchmarkPNGN8(b *testing.B) {
 	cols := []int{0, 4, 7, 5, 2, 6, 1, 3}
-	p := newPNGBoard(8)
+	p := newPNGBoard(8, NoLabels)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if err := p.encode(io.Discard, cols, Caption(8, 1, 92, false)); err != nil {
+		if err := p.encode(io.Discard, cols, boardCaption(8, 1, 92, false)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -345,25 +345,25 @@ func BenchmarkSinkPNG100(b *testing.B) {
 
 func TestSVGGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSVG(&buf, []int{1, 3, 0, 2}, Caption(4, 1, 2, false)); err != nil {
+	if err := writeSVG(&buf, []int{1, 3, 0, 2}, boardCaption(4, 1, 2, false), NoLabels); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "n4-solution-1.svg", buf.Bytes())
 }
 
 func TestSheetFit(t *testing.T) {
-	if got := SheetFit(8, 92); got != 92 {
-		t.Errorf("SheetFit(8, 92) = %d, want 92", got)
+	if got := sheetFit(8, 92, NoLabels); got != 92 {
+		t.Errorf("sheetFit(8, 92, NoLabels) = %d, want 92", got)
 	}
-	got := SheetFit(8, MaxLimit)
-	if got >= MaxLimit || got < 1000 {
-		t.Fatalf("SheetFit(8, %d) = %d, want fewer, but at least 1000", MaxLimit, got)
+	got := sheetFit(8, maxLimit, NoLabels)
+	if got >= maxLimit || got < 1000 {
+		t.Fatalf("sheetFit(8, %d) = %d, want fewer, but at least 1000", maxLimit, got)
 	}
 	for _, c := range []int{got, got + 1} {
-		g := SheetLayout(8, c)
-		fits := int64(g.Width)*int64(g.Height) <= MaxSheetPixels
+		g := sheetLayout(8, c, NoLabels)
+		fits := int64(g.Width)*int64(g.Height) <= maxSheetPixels
 		if fits != (c == got) {
-			t.Errorf("SheetLayout(8, %d) is %dx%d: fits = %v", c, g.Width, g.Height, fits)
+			t.Errorf("sheetLayout(8, %d) is %dx%d: fits = %v", c, g.Width, g.Height, fits)
 		}
 	}
 }

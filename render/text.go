@@ -21,19 +21,19 @@ const (
 	Board  Format = "board"  // N lines ". Q . .", then a blank line
 )
 
-// Formats lists every text format in the order -h texts should show them.
-var Formats = []Format{Cols, Coords, Matrix, Board}
+// formats lists every text format in the order -h texts should show them.
+var formats = []Format{Cols, Coords, Matrix, Board}
 
-// MaxGridN is the largest N the grid formats (matrix, board) accept. One
+// maxGridN is the largest N the grid formats (matrix, board) accept. One
 // solution of a grid format is 2·N² bytes: at N = 1000 that is 2 MB and a
 // line no one can read; a million-queen board would be two terabytes. Use
 // cols or coords for larger boards.
-const MaxGridN = 1000
+const maxGridN = 1000
 
 // ParseFormat returns the Format named s, or an error that lists the names
 // it knows.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+	for _, f := range formats {
 		if string(f) == s {
 			return f, nil
 		}
@@ -42,8 +42,8 @@ func ParseFormat(s string) (Format, error) {
 }
 
 func formatNames() string {
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
+	names := make([]string, len(formats))
+	for i, f := range formats {
 		names[i] = string(f)
 	}
 	return strings.Join(names, ", ")
@@ -69,8 +69,8 @@ func checkText(f Format, n int) error {
 	switch f {
 	case Cols, Coords:
 	case Matrix, Board:
-		if n > MaxGridN {
-			return fmt.Errorf("format %s: n = %d is too large (at most %d; use cols or coords)", f, n, MaxGridN)
+		if n > maxGridN {
+			return fmt.Errorf("format %s: n = %d is too large (at most %d; use cols or coords)", f, n, maxGridN)
 		}
 	default:
 		return fmt.Errorf("unknown format %q (want one of %s)", f, formatNames())

@@ -55,7 +55,7 @@ func TestTextGolden(t *testing.T) {
 		{6, -1, "n6"},
 		{8, 3, "n8-first3"},
 	}
-	for _, f := range Formats {
+	for _, f := range formats {
 		for _, c := range cases {
 			t.Run(string(f)+"-"+c.name, func(t *testing.T) {
 				sols := firstSolutions(t, c.n, c.limit)
@@ -105,7 +105,7 @@ func TestWriteTextN8First(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range formats {
 		got, err := ParseFormat(string(f))
 		if err != nil || got != f {
 			t.Errorf("ParseFormat(%q) = %q, %v, want %q, nil", f, got, err, f)
@@ -149,7 +149,7 @@ func TestWriteTextRejectsBadInput(t *testing.T) {
 		{"csv", []int{0}, "unknown format"},
 		{Cols, []int{0, 4}, "column 5, outside 1..2"},
 		{Cols, []int{-1}, "column 0, outside 1..1"},
-		{Board, make([]int, MaxGridN+1), "too large"},
+		{Board, make([]int, maxGridN+1), "too large"},
 	}
 	for _, tt := range tests {
 		err := WriteText(&bytes.Buffer{}, tt.f, tt.cols)
@@ -191,7 +191,7 @@ func TestMillionQueensCols(t *testing.T) {
 
 func ExampleWriteText() {
 	cols := []int{1, 3, 0, 2} // 0-based columns of rows 1..4
-	for _, f := range Formats {
+	for _, f := range formats {
 		WriteText(os.Stdout, f, cols)
 	}
 	// Output:

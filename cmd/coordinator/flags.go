@@ -27,6 +27,7 @@ type logOptions struct {
 	json   bool
 	state  string
 	resume bool
+	trace  traceOptions // --trace and its caps (learn.go)
 }
 
 const usageHead = `Usage: coordinator --n N [flags]
@@ -91,6 +92,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 	fs.StringVar(&cfg.SVGDir, "svg", "", "write one SVG picture per solution into `DIR` (see --limit)")
 	fs.StringVar(&cfg.SheetPath, "sheet", "", "write a contact sheet of the solutions to `FILE.png`")
 	fs.IntVar(&cfg.Limit, "limit", 0, fmt.Sprintf("cap on pictures per kind (default %d)", render.DefaultLimit))
+	// Learners (learn.go): labelled pictures, the backtracking trace.
+	lo.trace.register(fs)
+	fs.Var(labelsFlag{&cfg.Labels}, "labels", "label files and ranks on --png, --svg and --sheet pictures: a-h / 1-8 like a chessboard (1..N beyond 26 files); --labels=numbers numbers both")
 	fs.BoolVar(&cfg.Unique, "unique", false, "fundamental solutions only: list one representative per symmetry class")
 	fs.BoolVar(&cfg.First, "first", false, "find one solution quickly instead of all (any N up to 100000000)")
 	fs.StringVar(&cfg.Method, "method", "constructive", "with --first: constructive or lasvegas")

@@ -8,6 +8,7 @@
 //	coordinator --n 8 --solutions - --format board
 //	coordinator --n 1000000 --first --solutions queens.txt
 //	coordinator study lasvegas --n 12:20 --trials 1000 --seed 1
+//	coordinator --n 4 --trace backtracking.gif   # film the plain backtracker (N ≤ 12)
 //
 // Exit status: 0 on success, 2 on bad usage (one line on stderr), 1 when
 // the run fails or is interrupted.
@@ -48,6 +49,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "coordinator: %v\n", err)
 		return 2
+	}
+	if logOpts.trace.path != "" || logOpts.trace.capped() {
+		return runTrace(opts.N, logOpts.trace, stdout, stderr)
 	}
 	opts.Stdout, opts.Stderr = stdout, stderr
 	log := newLogger(logOpts, stderr)

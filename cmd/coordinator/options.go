@@ -24,7 +24,8 @@ type options struct {
 	PNGDir    string
 	SVGDir    string
 	SheetPath string
-	Limit     int // pictures cap (0 = render's default)
+	Limit     int           // pictures cap (0 = render's default)
+	Labels    render.Labels // file and rank labels on the pictures (render.NoLabels)
 
 	// First finds one solution instead of counting (Method "constructive"
 	// or "lasvegas" with K and Seed).
@@ -56,6 +57,7 @@ func (o options) renderOptions() render.Options {
 	return render.Options{
 		N: o.N, Format: o.Format, SolutionsPath: o.Solutions, Stdout: o.Stdout,
 		PNGDir: o.PNGDir, SVGDir: o.SVGDir, SheetPath: o.SheetPath, Limit: o.Limit, Unique: o.Unique,
+		Labels: o.Labels,
 	}
 }
 
