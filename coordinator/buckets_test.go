@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nqueens/nqueens/internal/packed"
 )
 
 // tinyBucketSizes make every bucket spill after three records and every
@@ -431,12 +433,12 @@ func TestBucketSortPackNibbles(t *testing.T) {
 	for range 10000 {
 		n := 1 + rng.IntN(packedMaxN)
 		x, y := randomPacked(rng, n, 1)[0], randomPacked(rng, n, 1)[0]
-		kx, ky := packNibbles(x), packNibbles(y)
+		kx, ky := packed.Key(x), packed.Key(y)
 		if got, want := cmp.Compare(kx, ky), bytes.Compare(x, y); got != want {
 			t.Fatalf("keys of %v and %v compare %d, want %d", x, y, got, want)
 		}
-		if got := unpackNibbles(kx, make([]byte, n)); !bytes.Equal(got, x) {
-			t.Fatalf("unpackNibbles(packNibbles(%v)) = %v", x, got)
+		if got := packed.UnpackKey(kx, make([]byte, n)); !bytes.Equal(got, x) {
+			t.Fatalf("packed.UnpackKey(packed.Key(%v)) = %v", x, got)
 		}
 	}
 }
@@ -519,7 +521,7 @@ func BenchmarkBucketSortKeys(b *testing.B) {
 		rng := rand.New(rand.NewPCG(8, uint64(size)))
 		orig := make([]uint64, size)
 		for i := range orig {
-			orig[i] = packNibbles(append([]byte{3, 9}, randomPermBytes(rng, 14, 2)...))
+			orig[i] = packed.Key(append([]byte{3, 9}, randomPermBytes(rng, 14, 2)...))
 		}
 		keys, tmp := make([]uint64, size), make([]uint64, size)
 		var counts radixCounts

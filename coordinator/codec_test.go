@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nqueens/nqueens/internal/packed"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -104,19 +105,19 @@ func TestAppendClass(t *testing.T) {
 		var all, canon []byte
 		var keys, canonKeys []uint64
 		for i := 0; i < len(reps); i += n {
-			all = appendClass(all, reps[i:i+n], false)
-			canon = appendClass(canon, reps[i:i+n], true)
-			keys = appendClassKeys(keys, reps[i:i+n], false)
-			canonKeys = appendClassKeys(canonKeys, reps[i:i+n], true)
+			all = solver.AppendClass(all, reps[i:i+n], false)
+			canon = solver.AppendClass(canon, reps[i:i+n], true)
+			keys = packed.AppendClassKeys(keys, reps[i:i+n], false)
+			canonKeys = packed.AppendClassKeys(canonKeys, reps[i:i+n], true)
 		}
 		// The keys are the same solutions in the same order.
 		for k, key := range keys {
-			if want := packNibbles(all[k*n : (k+1)*n]); key != want {
+			if want := packed.Key(all[k*n : (k+1)*n]); key != want {
 				t.Fatalf("n=%d: appendClassKeys key %d = %#x, want %#x", n, k, key, want)
 			}
 		}
 		for k, key := range canonKeys {
-			if want := packNibbles(canon[k*n : (k+1)*n]); key != want {
+			if want := packed.Key(canon[k*n : (k+1)*n]); key != want {
 				t.Fatalf("n=%d: appendClassKeys unique key %d = %#x, want %#x", n, k, key, want)
 			}
 		}
@@ -181,13 +182,13 @@ func packCols(cols []int) []byte {
 // and every solution it accepts must pass solver.Verify and
 // solver.ListChecker, and the counts must add up.
 func FuzzBatchChecker(f *testing.F) {
-	packed, c := pack(6, nil)
-	f.Add(uint8(6), []byte{}, uint32(0), uint32(c.Unique), packed)
-	packed, c = pack(8, []int{1})
-	f.Add(uint8(8), []byte{1}, uint32(0), uint32(c.Unique), packed)
+	reps, c := pack(6, nil)
+	f.Add(uint8(6), []byte{}, uint32(0), uint32(c.Unique), reps)
+	reps, c = pack(8, []int{1})
+	f.Add(uint8(8), []byte{1}, uint32(0), uint32(c.Unique), reps)
 	f.Add(uint8(8), []byte{1, 3}, uint32(0), uint32(1), []byte{1, 3, 0, 0, 0, 0, 0, 0})
 	f.Add(uint8(40), []byte{}, uint32(0), uint32(1), make([]byte, 40))
-	f.Fuzz(func(t *testing.T, n8 uint8, prefixBytes []byte, seq, count uint32, packed []byte) {
+	f.Fuzz(func(t *testing.T, n8 uint8, prefixBytes []byte, seq, count uint32, sols []byte) {
 		n := int(n8%solver.MaxN) + 1
 		prefix := make([]int, 0, len(prefixBytes))
 		for _, c := range prefixBytes {
@@ -200,8 +201,8 @@ func FuzzBatchChecker(f *testing.F) {
 		check := solver.NewListChecker(n, prefix)
 		cols := make([]int, n)
 		var total uint64
-		err := b.check(seq, count, packed, func(sol []byte) error {
-			unpack(cols, sol)
+		err := b.check(seq, count, sols, func(sol []byte) error {
+			packed.Unpack(cols, sol)
 			if err := solver.Verify(n, cols); err != nil {
 				t.Fatalf("accepted an invalid solution %v: %v", sol, err)
 			}
@@ -228,13 +229,13 @@ func TestAppendClassKeys16(t *testing.T) {
 	})
 	for _, rep := range reps {
 		for _, unique := range []bool{false, true} {
-			sols := appendClass(nil, rep, unique)
-			keys := appendClassKeys(nil, rep, unique)
+			sols := solver.AppendClass(nil, rep, unique)
+			keys := packed.AppendClassKeys(nil, rep, unique)
 			if len(keys) != len(sols)/n {
 				t.Fatalf("%v unique=%v: %d keys for %d images", rep, unique, len(keys), len(sols)/n)
 			}
 			for k, key := range keys {
-				if want := packNibbles(sols[k*n : (k+1)*n]); key != want {
+				if want := packed.Key(sols[k*n : (k+1)*n]); key != want {
 					t.Fatalf("%v unique=%v: key %d = %#x, want %#x", rep, unique, k, key, want)
 				}
 			}

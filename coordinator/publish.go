@@ -1,15 +1,13 @@
 package coordinator
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
-	"slices"
 	"sync"
 
+	"github.com/nqueens/nqueens/internal/packed"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -187,7 +185,7 @@ func (p *publisher) sortIn(path string) error {
 		if p.sorted.keyed {
 			keys = keys[:0]
 			for i := 0; i < got; i += n {
-				keys = appendClassKeys(keys, block[i:i+n], p.unique)
+				keys = packed.AppendClassKeys(keys, block[i:i+n], p.unique)
 			}
 			p.keys = keys
 			if err := p.sorted.addKeys(keys); err != nil {
@@ -197,7 +195,7 @@ func (p *publisher) sortIn(path string) error {
 		}
 		sols = sols[:0]
 		for i := 0; i < got; i += n {
-			sols = appendClass(sols, block[i:i+n], p.unique)
+			sols = solver.AppendClass(sols, block[i:i+n], p.unique)
 		}
 		if err := p.sorted.add(sols); err != nil {
 			return err
@@ -223,106 +221,6 @@ func (p *publisher) cleanup() {
 	p.sorted.close()
 }
 
-// appendClassKeys is appendClass for n <= packedMaxN, with the solutions
-// as keys (packNibbles): they are made in registers and sorted as they are.
-// Only two keys are packed, the solution's and its inverse permutation's
-// (the transpose, image 6); the others follow by reversing the rows
-// (reverseNibbles) and reflecting the columns (each nibble c -> m-c, one
-// subtraction from m in every row, with no borrows).
-func appendClassKeys(dst []uint64, sol []byte, unique bool) []uint64 {
-	n := len(sol)
-	m := uint64(n - 1)
-	var inv [packedMaxN]byte
-	for r, c := range sol {
-		inv[c&15] = byte(r)
-	}
-	pad := uint(4 * (packedMaxN - n)) // the unused low nibbles
-	ms := (m * 0x1111111111111111) &^ (1<<pad - 1)
-	k0, k6 := packNibbles(sol), packNibbles(inv[:n])
-	k5, k3 := reverseNibbles(k0)<<pad, reverseNibbles(k6)<<pad
-	k1, k2, k4, k7 := ms-k6, ms-k5, ms-k0, ms-k3
-	// The distinct images, as in appendClass.
-	var keep []uint64
-	switch all := [8]uint64{k0, k1, k2, k3, k4, k5, k6, k7}; {
-	case n == 1:
-		keep = all[:1]
-	case k1 == k0:
-		keep = []uint64{k0, k4}
-	case k2 == k0:
-		keep = []uint64{k0, k1, k4, k6}
-	default:
-		keep = all[:]
-	}
-	if unique {
-		return append(dst, slices.Min(keep))
-	}
-	return append(dst, keep...)
-}
-
-// reverseNibbles reverses the order of the 16 nibbles of x.
-func reverseNibbles(x uint64) uint64 {
-	x = bits.ReverseBytes64(x)
-	return (x&0x0f0f0f0f0f0f0f0f)<<4 | (x>>4)&0x0f0f0f0f0f0f0f0f
-}
-
-// appendClass appends to dst the solutions of the symmetry class of the
-// packed solution sol, each once (see solver.ClassSize), or with unique
-// only the smallest of them (solver.Canonical), and returns dst.
-//
-// Image g is sol under symmetry g of the solver's numbering (1..3 turns by
-// 90, 180 and 270 degrees, 4 and 5 column and row mirrors, 6 and 7 the
-// transposes); the turns and transposes read the inverse permutation.
-func appendClass(dst, sol []byte, unique bool) []byte {
-	n := len(sol)
-	if n <= 1 {
-		return append(dst, sol...)
-	}
-	m := byte(n - 1)
-	var inv [solver.MaxN]byte
-	for r, c := range sol {
-		inv[c&31] = byte(r)
-	}
-	// The 8 images straight into dst, image g at offset g*n.
-	at := len(dst)
-	dst = slices.Grow(dst, 8*n)[:at+8*n]
-	img := dst[at:]
-	for x := range n {
-		y := n - 1 - x
-		img[x] = sol[x]
-		img[n+x] = m - inv[x]
-		img[2*n+x] = m - sol[y]
-		img[3*n+x] = inv[y]
-		img[4*n+x] = m - sol[x]
-		img[5*n+x] = sol[y]
-		img[6*n+x] = inv[x]
-		img[7*n+x] = m - inv[y]
-	}
-	// Keep the distinct ones: a class of 2 (a quarter turn fixes sol) is
-	// images 0 and 4, a class of 4 (a half turn fixes it) images 0, 1, 4
-	// and 6, one of each pair g, g+half turn.
-	keep := 8
-	switch {
-	case bytes.Equal(img[n:2*n], img[:n]):
-		copy(img[n:2*n], img[4*n:5*n])
-		keep = 2
-	case bytes.Equal(img[2*n:3*n], img[:n]):
-		copy(img[2*n:3*n], img[4*n:5*n])
-		copy(img[3*n:4*n], img[6*n:7*n])
-		keep = 4
-	}
-	if unique {
-		best := 0
-		for g := 1; g < keep; g++ {
-			if bytes.Compare(img[g*n:(g+1)*n], img[best*n:(best+1)*n]) < 0 {
-				best = g
-			}
-		}
-		copy(img[:n], img[best*n:(best+1)*n])
-		keep = 1
-	}
-	return dst[:at+keep*n]
-}
-
 // nibbleSink is a Sink that also takes many solutions packed as keys
 // (render.Sink.WriteNibbles): the fastest path, for n <= 16.
 type nibbleSink interface {
@@ -342,7 +240,7 @@ func (p *publisher) write(sols []byte) error {
 	}
 	cols := make([]int, p.n)
 	for i := 0; i < len(sols); i += p.n {
-		unpack(cols, sols[i:i+p.n])
+		packed.Unpack(cols, sols[i:i+p.n])
 		if err := p.sink.Write(cols); err != nil {
 			return err
 		}
