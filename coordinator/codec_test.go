@@ -95,66 +95,6 @@ func TestBatchCheckerRejects(t *testing.T) {
 	}
 }
 
-// TestAppendClass checks the publisher's images against the solver: the
-// classes of every representative of N=10 are its 724 solutions, each
-// once, and with unique the canonical ones; appendClassKeys makes the same
-// as keys.
-func TestAppendClass(t *testing.T) {
-	for _, n := range []int{1, 4, 5, 6, 8, 10} {
-		reps, c := pack(n, nil)
-		var all, canon []byte
-		var keys, canonKeys []uint64
-		for i := 0; i < len(reps); i += n {
-			all = solver.AppendClass(all, reps[i:i+n], false)
-			canon = solver.AppendClass(canon, reps[i:i+n], true)
-			keys = packed.AppendClassKeys(keys, reps[i:i+n], false)
-			canonKeys = packed.AppendClassKeys(canonKeys, reps[i:i+n], true)
-		}
-		// The keys are the same solutions in the same order.
-		for k, key := range keys {
-			if want := packed.Key(all[k*n : (k+1)*n]); key != want {
-				t.Fatalf("n=%d: appendClassKeys key %d = %#x, want %#x", n, k, key, want)
-			}
-		}
-		for k, key := range canonKeys {
-			if want := packed.Key(canon[k*n : (k+1)*n]); key != want {
-				t.Fatalf("n=%d: appendClassKeys unique key %d = %#x, want %#x", n, k, key, want)
-			}
-		}
-		if len(keys) != len(all)/n || len(canonKeys) != len(canon)/n {
-			t.Fatalf("n=%d: appendClassKeys made %d and %d keys, want %d and %d", n, len(keys), len(canonKeys), len(all)/n, len(canon)/n)
-		}
-		want := map[string]bool{}
-		for cols := range solver.Solutions(n, nil) {
-			want[string(packCols(cols))] = true
-		}
-		got := map[string]bool{}
-		for i := 0; i < len(all); i += n {
-			got[string(all[i:i+n])] = true
-		}
-		if uint64(len(all)/max(n, 1)) != c.Total || len(got) != len(want) {
-			t.Errorf("n=%d: appendClass made %d solutions, %d distinct; want %d", n, len(all)/n, len(got), len(want))
-		}
-		for s := range got {
-			if !want[s] {
-				t.Errorf("n=%d: appendClass made %v, not a solution", n, []byte(s))
-			}
-		}
-		wantCanon := map[string]bool{}
-		for cols := range solver.UniqueSolutions(n, nil) {
-			wantCanon[string(packCols(cols))] = true
-		}
-		for i := 0; i < len(canon); i += n {
-			if !wantCanon[string(canon[i:i+n])] {
-				t.Errorf("n=%d: appendClass unique made %v, not canonical", n, canon[i:i+n])
-			}
-		}
-		if uint64(len(canon)/n) != c.Unique || len(wantCanon) != len(canon)/n {
-			t.Errorf("n=%d: unique made %d, want %d", n, len(canon)/n, len(wantCanon))
-		}
-	}
-}
-
 // planTask returns the prefix of the first task from i on, of the n-board's
 // plan of depth d, that has solutions.
 func planTask(n, d, i int) []int {
@@ -216,29 +156,4 @@ func FuzzBatchChecker(f *testing.F) {
 			t.Fatalf("accepted %d classes of %d, count says %d, classes hold %d", b.streamed.Unique, b.streamed.Total, count, total)
 		}
 	})
-}
-
-// TestAppendClassKeys16: at N=16 the keys use all 64 bits (no padding);
-// they must still be the packed images, for the first representatives.
-func TestAppendClassKeys16(t *testing.T) {
-	const n = 16
-	var reps [][]byte
-	solver.ListTask(n, solver.Task{}, func(cols []int) bool {
-		reps = append(reps, packCols(cols))
-		return len(reps) < 3000
-	})
-	for _, rep := range reps {
-		for _, unique := range []bool{false, true} {
-			sols := solver.AppendClass(nil, rep, unique)
-			keys := packed.AppendClassKeys(nil, rep, unique)
-			if len(keys) != len(sols)/n {
-				t.Fatalf("%v unique=%v: %d keys for %d images", rep, unique, len(keys), len(sols)/n)
-			}
-			for k, key := range keys {
-				if want := packed.Key(sols[k*n : (k+1)*n]); key != want {
-					t.Fatalf("%v unique=%v: key %d = %#x, want %#x", rep, unique, k, key, want)
-				}
-			}
-		}
-	}
 }

@@ -46,12 +46,12 @@ func (j *job) showProgress(stop <-chan struct{}) {
 			p := j.sched.progress()
 			if j.pub != nil {
 				// A listing is written once every task is in.
-				if writing, written, total := j.pub.progress(); writing {
+				if pp := j.pub.Progress(); pp.Writing {
 					if mode == ProgressBar {
-						fmt.Fprintf(j.cfg.Stderr, "\r\033[K%s", writeBar(written, total))
+						fmt.Fprintf(j.cfg.Stderr, "\r\033[K%s", writeBar(pp.Written, pp.Total))
 						continue
 					}
-					j.log.Info("writing solutions", "written", written, "of", total)
+					j.log.Info("writing solutions", "written", pp.Written, "of", pp.Total)
 					continue
 				}
 			}

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/render"
 	"github.com/nqueens/nqueens/solver"
@@ -87,7 +88,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 	if want && len(cfg.Restored) > 0 {
 		return Summary{}, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
 	}
-	var sink Sink
+	var sink listing.Sink
 	if want {
 		s, err := render.Open(render.Options{
 			N: cfg.N, Format: cfg.Format, SolutionsPath: cfg.Solutions, Stdout: cfg.Stdout,
@@ -126,10 +127,10 @@ type job struct {
 	cfg   Config
 	log   hclog.Logger
 	plan  solver.Plan
-	sink  Sink
+	sink  listing.Sink
 	start time.Time
 	sched *scheduler
-	pub   *publisher
+	pub   *listing.Publisher
 }
 
 func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
@@ -138,7 +139,6 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	j.sched.journal = cfg.Journal
 	j.sched.verifyFrac = cfg.VerifyFraction
 	j.sched.msgRate = cfg.MessageRate
-	spillDir := ""
 	if j.sink != nil {
 		dir, err := os.MkdirTemp(cfg.SpillDir, "nqueens-spill-*")
 		if err != nil {
@@ -147,20 +147,19 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 			return Summary{}, fmt.Errorf("spill folder: %w", err)
 		}
 		defer os.RemoveAll(dir)
-		spillDir = dir
-		sizes := defaultBucketSizes
-		sizes.records = cfg.testRecords
-		pub, err := newPublisher(dir, j.plan.N, len(j.plan.Tasks), j.plan.Kind == solver.KindUnique, j.sink, sizes)
+		opts := listing.Options{Dir: dir, N: j.plan.N, Tasks: len(j.plan.Tasks), Unique: j.plan.Kind == solver.KindUnique,
+			Sink: j.sink, Records: cfg.testRecords}
+		if cfg.VerifyFraction > 0 {
+			opts.Final = j.sched.done
+		}
+		pub, err := listing.New(opts)
 		if err != nil {
 			lis.Close()
 			j.sink.Close(0)
 			return Summary{}, fmt.Errorf("spill folder: %w", err)
 		}
-		if cfg.VerifyFraction > 0 {
-			pub.final = j.sched.done
-		}
 		j.pub = pub
-		j.sched.published, j.sched.revoked = j.pub.add, j.pub.revoke
+		j.sched.published, j.sched.revoked = j.pub.Add, j.pub.Revoke
 	}
 	for i, c := range cfg.Restored {
 		if err := j.sched.restore(i, c); err != nil {
@@ -182,7 +181,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
 	hs.SetServingStatus(nqueenspb.CoordinatorService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	nqueenspb.RegisterCoordinatorServiceServer(srv, &service{sched: j.sched, log: log.Named("server"), heartbeat: cfg.Heartbeat, spillDir: spillDir,
+	nqueenspb.RegisterCoordinatorServiceServer(srv, &service{sched: j.sched, log: log.Named("server"), heartbeat: cfg.Heartbeat, pub: j.pub,
 		wire: wire{n: j.plan.N, want: j.sink != nil}})
 	reflection.Register(srv)
 
@@ -221,7 +220,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 		bg.Add(1)
 		go func() {
 			defer bg.Done()
-			err := j.pub.run(pubCtx)
+			err := j.pub.Run(pubCtx)
 			if err != nil && pubCtx.Err() == nil {
 				j.sched.fail(err)
 			}
@@ -299,7 +298,7 @@ func (j *job) run(ctx context.Context, lis net.Listener) (Summary, error) {
 	cancelPub()
 	bg.Wait()
 	if j.pub != nil {
-		j.pub.cleanup()
+		j.pub.Close()
 	}
 
 	sum, err := j.summary()

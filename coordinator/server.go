@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -24,9 +24,6 @@ import (
 // goroutine to flush the last messages (the Drain) to a worker that stopped
 // reading.
 const sendGrace = 5 * time.Second
-
-// spillBufferSize is the write buffer of one attempt's spill file.
-const spillBufferSize = 64 << 10
 
 // session is one joined worker. The fields credits, held, attached, gone
 // and quarantined are guarded by scheduler.mu; out has its own lock.
@@ -52,6 +49,10 @@ type outbox struct {
 	q      []*nqueenspb.WorkResponse
 	closed bool
 	notify chan struct{} // capacity 1: "something changed"
+	// cancelled, when set, is told the lease of every Cancel pushed (a
+	// lease that ended without a Result: expired, rejected, committed
+	// elsewhere), so its spill file goes at once. It must not block.
+	cancelled func(leaseID uint64)
 }
 
 func newOutbox() *outbox { return &outbox{notify: make(chan struct{}, 1)} }
@@ -61,8 +62,19 @@ func (o *outbox) push(m *nqueenspb.WorkResponse) {
 	if !o.closed {
 		o.q = append(o.q, m)
 	}
+	cancelled := o.cancelled
 	o.mu.Unlock()
+	if c := m.GetCancel(); c != nil && cancelled != nil {
+		cancelled(c.GetLeaseId())
+	}
 	o.poke()
+}
+
+// onCancel sets the outbox's cancelled hook.
+func (o *outbox) onCancel(f func(leaseID uint64)) {
+	o.mu.Lock()
+	o.cancelled = f
+	o.mu.Unlock()
 }
 
 func (o *outbox) close() {
@@ -94,8 +106,8 @@ type service struct {
 	sched     *scheduler
 	log       hclog.Logger
 	heartbeat time.Duration
-	spillDir  string // where attempts spill their solutions (want only)
-	wire      wire   // what validateWork checks messages against
+	pub       *listing.Publisher // the listing (want only): attempts spill into its spools
+	wire      wire               // what validateWork checks messages against
 }
 
 // Join registers a worker; see the proto for the contract.
@@ -126,20 +138,12 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 }
 
 // attempt is the coordinator's side of one lease's solution stream: the
-// checker and the spill file. It belongs to the session's Work handler.
+// checker of what the worker sends and the spill file the valid batches go
+// to. It belongs to the session's Work handler; the spill file's own lock
+// lets a Cancel end it from elsewhere (outbox.cancelled).
 type attempt struct {
-	check  *batchChecker
-	f      *os.File
-	w      *bufio.Writer
-	failed bool
-}
-
-func (a *attempt) discard() {
-	if a.f != nil {
-		a.f.Close()
-		os.Remove(a.f.Name())
-		a.f = nil
-	}
+	check *batchChecker
+	spill *listing.Attempt
 }
 
 // Work runs one worker's session; see the proto for the contract.
@@ -171,13 +175,19 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 	sendDone := make(chan error, 1)
 	go func() { sendDone <- sendLoop(stream, sess.out) }()
 
+	// The session's attempts: created on a lease's first valid batch,
+	// ended by its Result, a rejected batch, a Release, a Cancel (expiry,
+	// commit elsewhere) or the end of the stream, each freeing the spill
+	// file at once (issue 12, D1).
 	attempts := make(map[uint64]*attempt)
-	defer func() {
-		for _, a := range attempts {
-			a.discard()
-		}
-	}()
+	var spool *listing.Spool
+	if v.pub != nil {
+		spool = v.pub.Spool()
+		sess.out.onCancel(spool.End)
+		defer spool.Close()
+	}
 	var recvErr, refusal error
+	overBudget := false // refused for its spills (listing.ErrOverBudget)
 	for {
 		msg, err := stream.Recv()
 		if err != nil {
@@ -200,17 +210,27 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		case *nqueenspb.WorkRequest_Heartbeat:
 			v.sched.heartbeat(sess, m.Heartbeat.GetLeaseIds())
 		case *nqueenspb.WorkRequest_SolutionBatch:
-			v.batch(sess, attempts, m.SolutionBatch, log)
+			if err := v.batch(sess, spool, attempts, m.SolutionBatch, log); err != nil {
+				refusal, overBudget = status.Error(codes.ResourceExhausted, err.Error()), true
+				log.Warn("worker over its spill budget; session ended, its tasks go back to the queue", "error", err)
+			}
 		case *nqueenspb.WorkRequest_Result:
 			v.result(sess, attempts, m.Result)
 		case *nqueenspb.WorkRequest_Release:
 			v.sched.release(sess, m.Release.GetLeaseIds())
+			endAttempts(attempts, m.Release.GetLeaseIds())
 		default:
 			log.Warn("unknown work message ignored")
+		}
+		if overBudget {
+			break
 		}
 	}
 	broken := !errors.Is(recvErr, io.EOF)
 	switch {
+	case overBudget:
+		// The session's fault, not its tasks': no retry is counted.
+		v.sched.detach(sess, false, status.Convert(refusal).Message())
 	case refusal != nil:
 		v.sched.detach(sess, true, status.Convert(refusal).Message())
 	case broken:
@@ -282,43 +302,58 @@ func sendLoop(stream nqueenspb.CoordinatorService_WorkServer, out *outbox) error
 	}
 }
 
-// batch checks a SolutionBatch and spills it to its attempt's file.
-func (v *service) batch(sess *session, attempts map[uint64]*attempt, b *nqueenspb.SolutionBatch, log hclog.Logger) {
+// batch checks a SolutionBatch and spills it to its attempt's file. It
+// returns an error (wrapping listing.ErrOverBudget) only when the worker is
+// over its spill budget: then the session ends.
+func (v *service) batch(sess *session, spool *listing.Spool, attempts map[uint64]*attempt, b *nqueenspb.SolutionBatch, log hclog.Logger) error {
 	l, err := v.sched.leaseFor(sess, b.GetTaskId(), b.GetLeaseId())
 	if err != nil {
 		// A batch that crossed a Cancel on the wire: expected, dropped.
 		log.Debug("solution batch dropped", "lease_id", b.GetLeaseId(), "error", err)
-		return
+		return nil
 	}
 	a := attempts[l.id]
 	if a == nil {
 		a = &attempt{check: newBatchChecker(v.sched.plan.N, v.sched.plan.Tasks[l.task].Prefix)}
 		attempts[l.id] = a
 	}
-	if a.failed {
-		return
+	if err := a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil); err != nil {
+		log.Warn("invalid solution batch rejected", "task", l.task, "lease_id", l.id, "error", err)
+		if a.spill != nil {
+			a.spill.Discard()
+		}
+		delete(attempts, l.id)
+		v.sched.rejectBatch(sess, l.id, err.Error())
+		return nil
 	}
-	if a.f == nil {
-		f, err := os.CreateTemp(v.spillDir, fmt.Sprintf("task-%d-*.sol", l.task))
+	if a.spill == nil {
+		sp, err := spool.Open(l.id, l.task)
+		if errors.Is(err, listing.ErrOverBudget) {
+			delete(attempts, l.id)
+			return err
+		}
 		if err != nil {
 			v.sched.fail(fmt.Errorf("spill solutions: %w", err))
-			return
+			return nil
 		}
-		a.f, a.w = f, bufio.NewWriterSize(f, spillBufferSize)
+		a.spill = sp
 	}
-	err = a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), func(sol []byte) error {
-		_, err := a.w.Write(sol)
-		return err
-	})
-	if err != nil {
-		if errors.Is(err, errBatch) {
-			log.Warn("invalid solution batch rejected", "task", l.task, "lease_id", l.id, "error", err)
-			a.failed = true
-			a.discard()
-			v.sched.rejectBatch(sess, l.id, err.Error())
-			return
-		}
+	if err := a.spill.Write(b.GetPacked()); err != nil && !errors.Is(err, listing.ErrEnded) {
 		v.sched.fail(fmt.Errorf("spill solutions: %w", err))
+	}
+	return nil
+}
+
+// endAttempts discards the attempts of leases that ended without a Result
+// (released): their spill files go at once.
+func endAttempts(attempts map[uint64]*attempt, ids []uint64) {
+	for _, id := range ids {
+		if a := attempts[id]; a != nil {
+			if a.spill != nil {
+				a.spill.Discard()
+			}
+			delete(attempts, id)
+		}
 	}
 }
 
@@ -328,18 +363,18 @@ func (v *service) result(sess *session, attempts map[uint64]*attempt, r *nqueens
 	path := ""
 	if a := attempts[r.GetLeaseId()]; a != nil {
 		delete(attempts, r.GetLeaseId())
-		if a.f != nil && !a.failed {
-			if err := a.w.Flush(); err != nil {
+		if a.spill != nil {
+			// ErrEnded: the lease ended before its Result (a Cancel
+			// crossed it), and its solutions are gone; the scheduler
+			// judges the result without them.
+			p, err := a.spill.Close()
+			switch {
+			case err == nil:
+				path, streamed = p, a.check.streamed
+			case !errors.Is(err, listing.ErrEnded):
 				v.sched.fail(fmt.Errorf("spill solutions: %w", err))
 			}
-			path = a.f.Name()
-			if err := a.f.Close(); err != nil {
-				v.sched.fail(fmt.Errorf("spill solutions: %w", err))
-			}
-			a.f = nil
-			streamed = a.check.streamed
 		}
-		a.discard()
 	}
 	out := v.sched.result(sess, r, streamed, path)
 	if out.code != nqueenspb.Ack_OUTCOME_COMMITTED && path != "" {
