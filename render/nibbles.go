@@ -145,12 +145,12 @@ type nibbleError struct {
 // Error says what is wrong with the key in Write's words when a column is
 // out of range, so the two paths report a bad solution alike.
 func (e *nibbleError) Error() string {
-	k := e.key
-	for r := range e.n {
-		if c := int(k >> 60); c >= e.n {
+	var cols [MaxNibblesN]int
+	packed.KeyCols(e.key, cols[:e.n])
+	for r, c := range cols[:e.n] {
+		if c >= e.n {
 			return fmt.Sprintf("queen of row %d is in column %d, outside 1..%d", r+1, c+1, e.n)
 		}
-		k <<= 4
 	}
 	return fmt.Sprintf("key 0x%016x has bits set below row %d", e.key, e.n)
 }
