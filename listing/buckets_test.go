@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/leaktest"
 	"github.com/nqueens/nqueens/internal/packed"
 )
 
@@ -221,7 +222,7 @@ func TestBucketSortEmpty(t *testing.T) {
 func TestBucketSortDuplicate(t *testing.T) {
 	for _, n := range []int{1, 5, 16, 17} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			checkLeaks(t)
+			leaktest.Check(t)
 			rng := rand.New(rand.NewPCG(2, uint64(n)))
 			b, err := newBucketSortSizes(t.TempDir(), n, tinyBucketSizes(n))
 			if err != nil {
@@ -292,7 +293,7 @@ func TestBucketSortBadInput(t *testing.T) {
 func TestBucketSortWriteError(t *testing.T) {
 	for _, n := range []int{8, 20} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			checkLeaks(t)
+			leaktest.Check(t)
 			rng := rand.New(rand.NewPCG(3, uint64(n)))
 			b, err := newBucketSortSizes(t.TempDir(), n, tinyBucketSizes(n))
 			if err != nil {
@@ -319,7 +320,7 @@ func TestBucketSortWriteError(t *testing.T) {
 // TestBucketSortShortRead truncates the spill file under the sort: an error,
 // not a panic.
 func TestBucketSortShortRead(t *testing.T) {
-	checkLeaks(t)
+	leaktest.Check(t)
 	const n = 12
 	rng := rand.New(rand.NewPCG(4, n))
 	b, err := newBucketSortSizes(t.TempDir(), n, tinyBucketSizes(n))

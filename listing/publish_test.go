@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nqueens/nqueens/internal/leaktest"
 	"github.com/nqueens/nqueens/internal/packed"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -125,7 +126,7 @@ func publish(t *testing.T, n int, opts Options) {
 // the sequential order, through every kind of sink and both sort paths,
 // all solutions and the canonical ones.
 func TestPublisher(t *testing.T) {
-	checkLeaks(t)
+	leaktest.Check(t)
 	for _, unique := range []bool{false, true} {
 		want := wantListing(10, unique)
 		for _, records := range []bool{false, true} {
@@ -157,7 +158,7 @@ func TestPublisher(t *testing.T) {
 // TestPublisherRevoke: with Final set nothing is sorted in before it
 // closes; a revoked task's file is removed and a new commit replaces it.
 func TestPublisherRevoke(t *testing.T) {
-	checkLeaks(t)
+	leaktest.Check(t)
 	dir := t.TempDir()
 	final := make(chan struct{})
 	sink := &memSink{}
