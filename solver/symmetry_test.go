@@ -87,3 +87,14 @@ func BenchmarkAppendClass(b *testing.B) {
 		dst = AppendClass(dst[:0], reps[i%len(reps)], false)
 	}
 }
+
+func ExampleAppendClass() {
+	// The solution of the 4-board whose quarter turn is itself: a class
+	// of two, the solution and its mirror image.
+	class := AppendClass(nil, []int{1, 3, 0, 2}, false)
+	fmt.Println(class[:4], class[4:])
+	fmt.Println(AppendClass(nil, []byte{2, 0, 3, 1}, true))
+	// Output:
+	// [1 3 0 2] [2 0 3 1]
+	// [1 3 0 2]
+}
