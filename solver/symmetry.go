@@ -2,8 +2,8 @@ package solver
 
 import "slices"
 
-// maxNPowerOfTwo fails to compile unless MaxN is a power of two, as
-// AppendClass's index mask needs.
+// This fails to compile unless MaxN is a power of two, as AppendClass's
+// index mask needs.
 var _ = [1]struct{}{}[MaxN&(MaxN-1)]
 
 // Column is an element type of a column list: []int as the solver speaks,
@@ -30,7 +30,7 @@ func AppendClass[E Column](dst, cols []E, unique bool) []E {
 	m := E(n - 1)
 	var inv [MaxN]E
 	for r, c := range cols {
-		inv[int(c)&(MaxN-1)] = E(r) // the mask spares a bounds check (maxNPowerOfTwo)
+		inv[int(c)&(MaxN-1)] = E(r) // MaxN is a power of two: the mask spares a bounds check
 	}
 	// The 8 images straight into dst, image g at offset g*n.
 	at := len(dst)
