@@ -60,7 +60,7 @@ const packedMaxN = packed.MaxKeyN
 //
 // A solution is packed as n bytes, byte r the 0-based column of row r.
 // For n <= 16 (packedMaxN), the boards a listing can finish, it is kept as
-// a uint64 key instead, 4 bits a row, row 0 in the top nibble (packNibbles;
+// a uint64 key instead, 4 bits a row, row 0 in the top nibble (packed.Key;
 // addKeys and writeSortedKeys take keys as they are), so keys order as the
 // records do and a record costs 8 bytes. It goes to the bucket of its first
 // two rows (the key's top byte, or sol[0]*n + sol[1] above 16, so bucket
@@ -98,7 +98,7 @@ const packedMaxN = packed.MaxKeyN
 // close is still useful.
 type bucketSort struct {
 	n      int
-	keyed  bool // n <= packedMaxN: records are uint64 keys (packNibbles), 8 bytes little-endian
+	keyed  bool // n <= packedMaxN: records are uint64 keys (packed.Key), 8 bytes little-endian
 	second int  // index of the second keyed row: 1, or 0 when n = 1 (one bucket)
 	sizes  bucketSizes
 	f      *os.File // the spill file; nil after close
@@ -202,7 +202,7 @@ func (b *bucketSort) add(sols []byte) error {
 	return nil
 }
 
-// addKeys adds solutions packed as keys (packNibbles of a valid record;
+// addKeys adds solutions packed as keys (packed.Key of a valid record;
 // n <= packedMaxN only), in any order: the fast path of add, without its
 // packing and checks.
 func (b *bucketSort) addKeys(keys []uint64) error {
@@ -303,7 +303,7 @@ func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(wr
 }
 
 // writeSortedKeys is writeSorted for n <= packedMaxN that hands write the
-// keys (packNibbles) instead of the records, saving their unpacking.
+// keys (packed.Key) instead of the records, saving their unpacking.
 func (b *bucketSort) writeSortedKeys(write func(keys []uint64) error, progress func(written uint64)) error {
 	if !b.keyed {
 		return fmt.Errorf("bucket sort: keys for n=%d, above %d", b.n, packedMaxN)
