@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nqueens/nqueens/internal/packed"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -35,21 +36,21 @@ func newBatchChecker(n int, prefix []int) *batchChecker {
 // its solutions in order, packed; emit must not keep the slice. On error
 // the checker must not be used again (solutions already emitted from this
 // batch stay emitted, so callers discard the whole attempt).
-func (b *batchChecker) check(seq, count uint32, packed []byte, emit func([]byte) error) error {
+func (b *batchChecker) check(seq, count uint32, sols []byte, emit func([]byte) error) error {
 	if seq != b.seq {
 		return fmt.Errorf("%w: batch %d arrived, want %d", errBatch, seq, b.seq)
 	}
 	if count == 0 {
 		return fmt.Errorf("%w: batch %d is empty", errBatch, seq)
 	}
-	if len(packed) > maxBatchBytes {
-		return fmt.Errorf("%w: batch %d has %d bytes, at most %d", errBatch, seq, len(packed), maxBatchBytes)
+	if len(sols) > maxBatchBytes {
+		return fmt.Errorf("%w: batch %d has %d bytes, at most %d", errBatch, seq, len(sols), maxBatchBytes)
 	}
-	if b.n < 1 || b.n > solver.MaxN || uint64(len(packed)) != uint64(count)*uint64(b.n) {
-		return fmt.Errorf("%w: batch %d has %d bytes for %d solutions of n=%d", errBatch, seq, len(packed), count, b.n)
+	if b.n < 1 || b.n > solver.MaxN || uint64(len(sols)) != uint64(count)*uint64(b.n) {
+		return fmt.Errorf("%w: batch %d has %d bytes for %d solutions of n=%d", errBatch, seq, len(sols), count, b.n)
 	}
 	for i := 0; i < int(count); i++ {
-		sol := packed[i*b.n : (i+1)*b.n]
+		sol := sols[i*b.n : (i+1)*b.n]
 		if err := b.checkOne(sol); err != nil {
 			return fmt.Errorf("%w: batch %d solution %d: %w", errBatch, seq, i, err)
 		}
@@ -82,13 +83,6 @@ func (b *batchChecker) checkOne(sol []byte) error {
 		}
 		cols, diag, anti = cols|bit, (diag|bit)<<1, (anti|bit)>>1
 	}
-	unpack(b.scratch, sol)
+	packed.Unpack(b.scratch, sol)
 	return b.list.Check(b.scratch)
-}
-
-// unpack copies a packed solution into cols (len n) as ints.
-func unpack(cols []int, sol []byte) {
-	for i, c := range sol {
-		cols[i] = int(c)
-	}
 }

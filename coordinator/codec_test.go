@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nqueens/nqueens/internal/packed"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -94,66 +95,6 @@ func TestBatchCheckerRejects(t *testing.T) {
 	}
 }
 
-// TestAppendClass checks the publisher's images against the solver: the
-// classes of every representative of N=10 are its 724 solutions, each
-// once, and with unique the canonical ones; appendClassKeys makes the same
-// as keys.
-func TestAppendClass(t *testing.T) {
-	for _, n := range []int{1, 4, 5, 6, 8, 10} {
-		reps, c := pack(n, nil)
-		var all, canon []byte
-		var keys, canonKeys []uint64
-		for i := 0; i < len(reps); i += n {
-			all = appendClass(all, reps[i:i+n], false)
-			canon = appendClass(canon, reps[i:i+n], true)
-			keys = appendClassKeys(keys, reps[i:i+n], false)
-			canonKeys = appendClassKeys(canonKeys, reps[i:i+n], true)
-		}
-		// The keys are the same solutions in the same order.
-		for k, key := range keys {
-			if want := packNibbles(all[k*n : (k+1)*n]); key != want {
-				t.Fatalf("n=%d: appendClassKeys key %d = %#x, want %#x", n, k, key, want)
-			}
-		}
-		for k, key := range canonKeys {
-			if want := packNibbles(canon[k*n : (k+1)*n]); key != want {
-				t.Fatalf("n=%d: appendClassKeys unique key %d = %#x, want %#x", n, k, key, want)
-			}
-		}
-		if len(keys) != len(all)/n || len(canonKeys) != len(canon)/n {
-			t.Fatalf("n=%d: appendClassKeys made %d and %d keys, want %d and %d", n, len(keys), len(canonKeys), len(all)/n, len(canon)/n)
-		}
-		want := map[string]bool{}
-		for cols := range solver.Solutions(n, nil) {
-			want[string(packCols(cols))] = true
-		}
-		got := map[string]bool{}
-		for i := 0; i < len(all); i += n {
-			got[string(all[i:i+n])] = true
-		}
-		if uint64(len(all)/max(n, 1)) != c.Total || len(got) != len(want) {
-			t.Errorf("n=%d: appendClass made %d solutions, %d distinct; want %d", n, len(all)/n, len(got), len(want))
-		}
-		for s := range got {
-			if !want[s] {
-				t.Errorf("n=%d: appendClass made %v, not a solution", n, []byte(s))
-			}
-		}
-		wantCanon := map[string]bool{}
-		for cols := range solver.UniqueSolutions(n, nil) {
-			wantCanon[string(packCols(cols))] = true
-		}
-		for i := 0; i < len(canon); i += n {
-			if !wantCanon[string(canon[i:i+n])] {
-				t.Errorf("n=%d: appendClass unique made %v, not canonical", n, canon[i:i+n])
-			}
-		}
-		if uint64(len(canon)/n) != c.Unique || len(wantCanon) != len(canon)/n {
-			t.Errorf("n=%d: unique made %d, want %d", n, len(canon)/n, len(wantCanon))
-		}
-	}
-}
-
 // planTask returns the prefix of the first task from i on, of the n-board's
 // plan of depth d, that has solutions.
 func planTask(n, d, i int) []int {
@@ -181,13 +122,13 @@ func packCols(cols []int) []byte {
 // and every solution it accepts must pass solver.Verify and
 // solver.ListChecker, and the counts must add up.
 func FuzzBatchChecker(f *testing.F) {
-	packed, c := pack(6, nil)
-	f.Add(uint8(6), []byte{}, uint32(0), uint32(c.Unique), packed)
-	packed, c = pack(8, []int{1})
-	f.Add(uint8(8), []byte{1}, uint32(0), uint32(c.Unique), packed)
+	reps, c := pack(6, nil)
+	f.Add(uint8(6), []byte{}, uint32(0), uint32(c.Unique), reps)
+	reps, c = pack(8, []int{1})
+	f.Add(uint8(8), []byte{1}, uint32(0), uint32(c.Unique), reps)
 	f.Add(uint8(8), []byte{1, 3}, uint32(0), uint32(1), []byte{1, 3, 0, 0, 0, 0, 0, 0})
 	f.Add(uint8(40), []byte{}, uint32(0), uint32(1), make([]byte, 40))
-	f.Fuzz(func(t *testing.T, n8 uint8, prefixBytes []byte, seq, count uint32, packed []byte) {
+	f.Fuzz(func(t *testing.T, n8 uint8, prefixBytes []byte, seq, count uint32, sols []byte) {
 		n := int(n8%solver.MaxN) + 1
 		prefix := make([]int, 0, len(prefixBytes))
 		for _, c := range prefixBytes {
@@ -200,8 +141,8 @@ func FuzzBatchChecker(f *testing.F) {
 		check := solver.NewListChecker(n, prefix)
 		cols := make([]int, n)
 		var total uint64
-		err := b.check(seq, count, packed, func(sol []byte) error {
-			unpack(cols, sol)
+		err := b.check(seq, count, sols, func(sol []byte) error {
+			packed.Unpack(cols, sol)
 			if err := solver.Verify(n, cols); err != nil {
 				t.Fatalf("accepted an invalid solution %v: %v", sol, err)
 			}
@@ -215,29 +156,4 @@ func FuzzBatchChecker(f *testing.F) {
 			t.Fatalf("accepted %d classes of %d, count says %d, classes hold %d", b.streamed.Unique, b.streamed.Total, count, total)
 		}
 	})
-}
-
-// TestAppendClassKeys16: at N=16 the keys use all 64 bits (no padding);
-// they must still be the packed images, for the first representatives.
-func TestAppendClassKeys16(t *testing.T) {
-	const n = 16
-	var reps [][]byte
-	solver.ListTask(n, solver.Task{}, func(cols []int) bool {
-		reps = append(reps, packCols(cols))
-		return len(reps) < 3000
-	})
-	for _, rep := range reps {
-		for _, unique := range []bool{false, true} {
-			sols := appendClass(nil, rep, unique)
-			keys := appendClassKeys(nil, rep, unique)
-			if len(keys) != len(sols)/n {
-				t.Fatalf("%v unique=%v: %d keys for %d images", rep, unique, len(keys), len(sols)/n)
-			}
-			for k, key := range keys {
-				if want := packNibbles(sols[k*n : (k+1)*n]); key != want {
-					t.Fatalf("%v unique=%v: key %d = %#x, want %#x", rep, unique, k, key, want)
-				}
-			}
-		}
-	}
 }

@@ -30,12 +30,15 @@
 // or pictures each task streams the representative of every symmetry
 // class it covers (solver.ListTask), about an eighth of its solutions. Each
 // batch is validated (codec.go: valid placements, representatives inside
-// the task, in order) and spilled to a temporary file per attempt. Only the
-// committed attempt's file is kept; the publisher (publish.go) turns each
-// representative into the solutions of its class and hands them to a
-// bucket sort on disk (buckets.go), and once every task is in, writes them
-// to the Sink in lexicographic order: the sequential backtracker's order
-// whatever the number of workers, with memory bounded.
+// the task, in order) and spilled to a temporary file per attempt (a
+// listing.Spool per session). Only the committed attempt's file is kept;
+// package listing turns each representative into the solutions of its
+// class, sorts them on disk, and once every task is in, writes them to the
+// Sink in lexicographic order: the sequential backtracker's order whatever
+// the number of workers, with memory bounded. An attempt's file goes as
+// soon as its lease ends without a Result; a session that abandons too
+// many, or finds the job's spill files all taken, is ended with
+// ResourceExhausted (listing.ErrOverBudget), never the job.
 //
 // Trust (issue 6): Config.ServerOptions and Config.WorkerDialOptions take
 // interceptors and TLS credentials (package auth, wired by the coordinator

@@ -28,6 +28,17 @@ type outbox struct {
 	overflow bool          // more than maxOutbox queued: the session must end
 	notify   chan struct{} // capacity 1: "something changed"
 	full     chan struct{} // closed on overflow: the handler ends the session
+	// cancelled, when set, is told the lease of every Cancel: its spill is
+	// freed at once (issue 12, D1). Called under the scheduler's lock; it
+	// must not block.
+	cancelled func(lease uint64)
+}
+
+// onCancel sets the cancelled hook.
+func (o *outbox) onCancel(f func(lease uint64)) {
+	o.mu.Lock()
+	o.cancelled = f
+	o.mu.Unlock()
 }
 
 func newOutbox(n int, want bool) *outbox {
@@ -82,6 +93,12 @@ func (o *outbox) assign(a Assignment) {
 }
 
 func (o *outbox) cancel(lease uint64, task TaskID, reason string) {
+	o.mu.Lock()
+	hook := o.cancelled
+	o.mu.Unlock()
+	if hook != nil {
+		hook(lease)
+	}
 	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Cancel{Cancel: &nqueenspb.Cancel{
 		TaskId: wireTaskID(task), LeaseId: lease, Reason: reason,
 	}}})

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/worker"
@@ -59,7 +60,7 @@ type Job struct {
 	lis      net.Listener
 	sched    *scheduler
 	svc      *service
-	pub      *publisher // listing runs only
+	pub      *listing.Publisher // listing runs only
 	spillDir string
 	start    time.Time
 	// quietListen logs the address at debug level: Listen was left empty
@@ -127,6 +128,7 @@ func (j *Job) prepare() error {
 		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.maxSessions,
+		Done: make(chan struct{}),
 	}
 	if cfg.Sink != nil {
 		if err := j.prepareListing(&opt); err != nil {
@@ -134,9 +136,6 @@ func (j *Job) prepare() error {
 		}
 	}
 	j.sched = newScheduler(opt)
-	if j.pub != nil && cfg.VerifyFraction > 0 {
-		j.pub.final = j.sched.finished()
-	}
 	for i, c := range cfg.Restored {
 		if err := j.sched.restore(i, c); err != nil {
 			return err
@@ -152,7 +151,7 @@ func (j *Job) prepare() error {
 		conns = cfg.maxConns
 	}
 	j.lis = netutil.LimitListener(lis, conns)
-	j.svc = newService(j.sched, j.log.Named("server"), cfg.Heartbeat, j.spillDir)
+	j.svc = newService(j.sched, j.log.Named("server"), cfg.Heartbeat, j.pub)
 	logListen := j.log.Info // remote workers need the address
 	if j.quietListen {
 		logListen = j.log.Debug // the answer is all a user of embedded workers sees
@@ -162,15 +161,20 @@ func (j *Job) prepare() error {
 }
 
 // prepareListing makes the spill folder and the publisher of a listing.
+// With verification on, a commit may be taken back (a quarantine), so the
+// publisher sorts nothing in before the scheduler is done.
 func (j *Job) prepareListing(opt *schedOptions) error {
 	dir, err := os.MkdirTemp(j.cfg.SpillDir, "nqueens-spill-*")
 	if err != nil {
 		return fmt.Errorf("spill folder: %w", err)
 	}
 	j.spillDir = dir
-	sizes := defaultBucketSizes
-	sizes.records = j.cfg.testRecords
-	pub, err := newPublisher(dir, j.plan.N, len(j.plan.Tasks), j.plan.Kind == solver.KindUnique, j.cfg.Sink, sizes)
+	lo := listing.Options{Dir: dir, N: j.plan.N, Tasks: len(j.plan.Tasks), Unique: j.plan.Kind == solver.KindUnique,
+		Sink: j.cfg.Sink, Records: j.cfg.testRecords}
+	if j.cfg.VerifyFraction > 0 {
+		lo.Final = opt.Done
+	}
+	pub, err := listing.New(lo)
 	if err != nil {
 		return fmt.Errorf("spill folder: %w", err)
 	}
@@ -192,7 +196,7 @@ func (j *Job) Close() {
 		j.lis.Close()
 	}
 	if j.pub != nil {
-		j.pub.cleanup()
+		j.pub.Close()
 	}
 	if j.spillDir != "" {
 		os.RemoveAll(j.spillDir)
@@ -210,7 +214,8 @@ func (j *Job) Status() Status {
 	s.Complete = st.Done && s.Error == "" && s.Committed == s.Tasks
 	slices.SortFunc(st.Workers, func(a, b WorkerStatus) int { return a.Joined.Compare(b.Joined) })
 	if j.pub != nil {
-		st.Listing.Writing, st.Listing.Written, st.Listing.Total = j.pub.progress()
+		p := j.pub.Progress()
+		st.Listing = ListingStatus{Writing: p.Writing, Written: p.Written, Total: p.Total}
 	}
 	st.Recent = j.svc.recentSolutions()
 	return st
@@ -236,7 +241,7 @@ func (j *Job) Run(ctx context.Context) (Summary, error) {
 	pubDone := make(chan error, 1)
 	if j.pub != nil {
 		bg.Go(func() {
-			err := j.pub.run(bgCtx)
+			err := j.pub.Run(bgCtx)
 			if err != nil && bgCtx.Err() == nil {
 				j.sched.fail(err)
 			}

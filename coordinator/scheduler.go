@@ -150,6 +150,9 @@ type schedOptions struct {
 	VerifyFraction float64
 	MessageRate    float64 // Work messages per second per worker (limits.go)
 	MaxSessions    int     // joined workers at most (maxSessions)
+	// Done is closed when every task is committed (and verified) or the
+	// job failed; nil makes one. The job shares it with the listing.
+	Done chan struct{}
 }
 
 // scheduler owns the job's bookkeeping: which task is queued, leased to
@@ -226,7 +229,10 @@ func newScheduler(opt schedOptions) *scheduler {
 		tasks:       make([]taskState, len(opt.Plan.Tasks)),
 		sessions:    make(map[string]*session),
 		leases:      make(map[uint64]*lease),
-		done:        make(chan struct{}),
+		done:        opt.Done,
+	}
+	if s.done == nil {
+		s.done = make(chan struct{})
 	}
 	s.work = newWorkEstimate(opt.Plan)
 	s.events.clock = opt.Clock

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 )
 
@@ -32,13 +33,13 @@ type service struct {
 	sched     *scheduler
 	log       hclog.Logger
 	heartbeat time.Duration
-	spillDir  string // where attempts spill their solutions (listings only)
-	wire      wire   // what validateWork checks messages against
+	pub       *listing.Publisher // the listing (listings only): attempts spill into its spools
+	wire      wire               // what validateWork checks messages against
 	recent    recentSolutions
 }
 
-func newService(s *scheduler, log hclog.Logger, heartbeat time.Duration, spillDir string) *service {
-	return &service{sched: s, log: log, heartbeat: heartbeat, spillDir: spillDir,
+func newService(s *scheduler, log hclog.Logger, heartbeat time.Duration, pub *listing.Publisher) *service {
+	return &service{sched: s, log: log, heartbeat: heartbeat, pub: pub,
 		wire: wire{n: s.plan.N, want: s.opt.Want}}
 }
 
@@ -101,6 +102,11 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 	ws := &workSession{v: v, sess: sess, out: sess.out.(*outbox), attempts: make(map[uint64]*attempt),
 		log: v.log.With("worker_id", sess.id, "worker_name", sess.name)}
 	ws.warns = sess.warns
+	if v.pub != nil {
+		ws.spool = v.pub.Spool()
+		ws.out.onCancel(ws.spool.End) // a cancelled lease's spill goes at once
+		defer ws.spool.Close()
+	}
 	return ws.run(stream)
 }
 
@@ -113,6 +119,7 @@ type workSession struct {
 	log      hclog.Logger
 	warns    *warnLimiter
 	attempts map[uint64]*attempt // the spills of the leases it streams (listings)
+	spool    *listing.Spool      // where they spill (listings)
 }
 
 // errOutboxFull ends a session whose worker does not read its messages.
@@ -215,7 +222,10 @@ func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
 	case *nqueenspb.WorkRequest_Heartbeat:
 		s.heartbeat(ws.sess, m.Heartbeat.GetLeaseIds())
 	case *nqueenspb.WorkRequest_SolutionBatch:
-		ws.batch(m.SolutionBatch)
+		if err := ws.batch(m.SolutionBatch); err != nil {
+			ws.warns.warn("worker over its spill budget; session ended, its tasks go back to the queue", "error", err)
+			return status.Error(codes.ResourceExhausted, err.Error())
+		}
 	case *nqueenspb.WorkRequest_Result:
 		ws.result(m.Result)
 	case *nqueenspb.WorkRequest_Release:

@@ -1,34 +1,30 @@
 package coordinator
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"sync"
 
+	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
 
-// spillBufferSize is the write buffer of one attempt's spill file.
-const spillBufferSize = 64 << 10
-
 // attempt is the coordinator's side of one lease's solution stream: the
-// checker and the spill file. It belongs to the session's Work handler.
+// checker of what the worker sends and the spill file the valid batches go
+// to. It belongs to the session's Work handler; the spill's own lock lets a
+// Cancel end it from the scheduler (outbox.cancelled).
 type attempt struct {
-	check  *batchChecker
-	f      *os.File
-	w      *bufio.Writer
-	failed bool
+	check *batchChecker
+	spill *listing.Attempt
 }
 
+// discard frees the attempt's spill.
 func (a *attempt) discard() {
-	if a.f != nil {
-		a.f.Close()
-		os.Remove(a.f.Name())
-		a.f = nil
+	if a.spill != nil {
+		a.spill.Discard()
 	}
 }
 
@@ -40,69 +36,76 @@ func (ws *workSession) discardAttempts() {
 	}
 }
 
-// batch checks a SolutionBatch and spills it to its attempt's file.
-func (ws *workSession) batch(b *nqueenspb.SolutionBatch) {
+// batch checks a SolutionBatch and spills it to its attempt's file. It
+// returns an error (wrapping listing.ErrOverBudget) only when the worker is
+// over its spill budget: then the session ends.
+func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 	s := ws.sched()
 	task, ok := s.leaseFor(ws.sess, taskIDOf(b.GetTaskId()), b.GetLeaseId())
 	if !ok {
 		// A batch that crossed a Cancel on the wire: expected, dropped.
 		ws.log.Debug("solution batch dropped", "lease_id", b.GetLeaseId())
-		return
+		return nil
 	}
-	a := ws.attempts[b.GetLeaseId()]
+	id := b.GetLeaseId()
+	a := ws.attempts[id]
 	if a == nil {
 		a = &attempt{check: newBatchChecker(s.plan.N, s.plan.Tasks[task].Prefix)}
-		ws.attempts[b.GetLeaseId()] = a
+		ws.attempts[id] = a
 	}
-	if a.failed {
-		return
+	if err := a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil); err != nil {
+		ws.warns.warn("invalid solution batch rejected", "task", task, "lease_id", id, "error", err)
+		a.discard()
+		delete(ws.attempts, id)
+		s.rejectBatch(ws.sess, id, err.Error())
+		return nil
 	}
-	if a.f == nil {
-		f, err := os.CreateTemp(ws.v.spillDir, fmt.Sprintf("task-%d-*.sol", task))
+	if a.spill == nil {
+		sp, err := ws.spool.Open(id, task)
+		if errors.Is(err, listing.ErrOverBudget) {
+			delete(ws.attempts, id)
+			return err
+		}
 		if err != nil {
 			s.fail(fmt.Errorf("spill solutions: %w", err))
-			return
+			return nil
 		}
-		a.f, a.w = f, bufio.NewWriterSize(f, spillBufferSize)
+		a.spill = sp
 	}
-	err := a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), func(sol []byte) error {
-		_, err := a.w.Write(sol)
-		return err
-	})
-	if err != nil {
-		if errors.Is(err, errBatch) {
-			ws.warns.warn("invalid solution batch rejected", "task", task, "lease_id", b.GetLeaseId(), "error", err)
-			a.failed = true
-			a.discard()
-			s.rejectBatch(ws.sess, b.GetLeaseId(), err.Error())
-			return
-		}
+	if err := a.spill.Write(b.GetPacked()); err != nil && !errors.Is(err, listing.ErrEnded) {
 		s.fail(fmt.Errorf("spill solutions: %w", err))
-		return
+		return nil
 	}
 	ws.v.recent.add(s.plan.N, b.GetPacked())
+	return nil
 }
 
-// takeSpill moves a finished attempt's spill into the report.
+// takeSpill moves a finished attempt's spill into the report. A spill that
+// ended before its Result (a Cancel crossed it) is gone: the scheduler
+// judges the result without it.
 func (ws *workSession) takeSpill(rep *report) {
 	a := ws.attempts[rep.lease]
 	if a == nil {
 		return
 	}
 	delete(ws.attempts, rep.lease)
-	if a.f != nil && !a.failed {
-		s := ws.sched()
-		if err := a.w.Flush(); err != nil {
-			s.fail(fmt.Errorf("spill solutions: %w", err))
-		}
-		rep.spill = a.f.Name()
-		if err := a.f.Close(); err != nil {
-			s.fail(fmt.Errorf("spill solutions: %w", err))
-		}
-		a.f = nil
-		rep.streamed = a.check.streamed
+	if a.spill == nil {
+		return
 	}
-	a.discard()
+	path, err := a.spill.Close()
+	switch {
+	case err == nil:
+		rep.spill, rep.streamed = path, a.check.streamed
+	case !errors.Is(err, listing.ErrEnded):
+		ws.sched().fail(fmt.Errorf("spill solutions: %w", err))
+	}
+}
+
+// removeSpill removes a spill file the scheduler did not take.
+func removeSpill(path string) {
+	if path != "" {
+		os.Remove(path)
+	}
 }
 
 // countsOf reads a Result's counts.

@@ -7,11 +7,13 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/nqueens/nqueens/internal/packed"
 )
 
 // maxNibblesN is the largest board WriteNibbles takes: 16 rows of 4 bits
 // fill a uint64 key.
-const maxNibblesN = 16
+const maxNibblesN = packed.MaxKeyN
 
 // WriteNibbles writes solutions packed in uint64 keys (N ≤ 16; row r's
 // 0-based column in bits 63-4r..60-4r, the bits of rows ≥ N zero) in order:
@@ -83,10 +85,7 @@ func (s *Sink) writeNibblesSlow(keys []uint64) error {
 	var buf [maxNibblesN]int
 	cols := buf[:n]
 	for _, k := range keys {
-		for r := range cols {
-			cols[r] = int(k >> 60)
-			k <<= 4
-		}
+		packed.KeyCols(k, cols)
 		if err := s.Write(cols); err != nil {
 			return err
 		}
@@ -146,12 +145,12 @@ type nibbleError struct {
 // Error says what is wrong with the key in Write's words when a column is
 // out of range, so the two paths report a bad solution alike.
 func (e *nibbleError) Error() string {
-	k := e.key
-	for r := range e.n {
-		if c := int(k >> 60); c >= e.n {
+	var cols [maxNibblesN]int
+	packed.KeyCols(e.key, cols[:e.n])
+	for r, c := range cols[:e.n] {
+		if c >= e.n {
 			return fmt.Sprintf("queen of row %d is in column %d, outside 1..%d", r+1, c+1, e.n)
 		}
-		k <<= 4
 	}
 	return fmt.Sprintf("key 0x%016x has bits set below row %d", e.key, e.n)
 }
@@ -162,45 +161,11 @@ func (s *Sink) badKey(err *nibbleError) error {
 	return fmt.Errorf("render: solution %d: %w", s.written+uint64(err.index)+1, err)
 }
 
-const (
-	// nibbleLow holds the low nibble of every byte of a key.
-	nibbleLow = 0x0f0f0f0f0f0f0f0f
-	// nibbleCarry holds bit 4 of every byte, where a nibble plus 16-n
-	// carries to exactly when the nibble is ≥ n.
-	nibbleCarry = 0x1010101010101010
-)
-
 // checkNibbles returns the first key that does not put n queens on an
-// n-board (n ≤ 16) as a *nibbleError, or nil. It takes the even and the odd
-// nibbles apart, one a byte so that no sum reaches the next byte, adds 16-n
-// to each, and looks at bit 4: a column c carries into it exactly when
-// c ≥ n. The nibbles of rows ≥ n are zero in a good key and carry nothing;
-// a mask catches any bit set there. Keys are checked in blocks: a few
-// instructions a key and one branch a block.
+// n-board (n ≤ 16) as a *nibbleError, or nil (packed.BadKey).
 func checkNibbles(keys []uint64, n int) *nibbleError {
-	if n == maxNibblesN {
-		return nil // every key holds 16 columns of 0..15
-	}
-	bias := uint64(16-n) * 0x0101010101010101
-	tail := ^uint64(0) >> (4 * n) // the bits of rows n..15
-	faults := func(k uint64) uint64 {
-		return (k&nibbleLow+bias)&nibbleCarry | (k>>4&nibbleLow+bias)&nibbleCarry | k&tail
-	}
-	const block = 64
-	for i := 0; i < len(keys); i += block {
-		piece := keys[i:min(i+block, len(keys))]
-		var bad uint64
-		for _, k := range piece {
-			bad |= faults(k)
-		}
-		if bad == 0 {
-			continue
-		}
-		for j, k := range piece {
-			if faults(k) != 0 {
-				return &nibbleError{index: i + j, key: k, n: n}
-			}
-		}
+	if i := packed.BadKey(keys, n); i >= 0 {
+		return &nibbleError{index: i, key: keys[i], n: n}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/nqueens/nqueens/internal/packed"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -76,9 +77,7 @@ func list(ctx context.Context, a *nqueenspb.Assign, n int, task solver.Task, res
 	}
 	stopped, since := false, 0
 	c, err := solver.ListTask(n, task, func(cols []int) bool {
-		for _, col := range cols {
-			buf = append(buf, byte(col))
-		}
+		buf = packed.Append(buf, cols)
 		count++
 		if len(buf) >= BatchBytes && !flush() {
 			stopped = true

@@ -1,4 +1,4 @@
-package coordinator
+package listing
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nqueens/nqueens/internal/leaktest"
+	"github.com/nqueens/nqueens/internal/packed"
 )
 
 // tinyBucketSizes make every bucket spill after three records and every
@@ -219,7 +222,7 @@ func TestBucketSortEmpty(t *testing.T) {
 func TestBucketSortDuplicate(t *testing.T) {
 	for _, n := range []int{1, 5, 16, 17} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			checkLeaks(t)
+			leaktest.Check(t)
 			rng := rand.New(rand.NewPCG(2, uint64(n)))
 			b, err := newBucketSortSizes(t.TempDir(), n, tinyBucketSizes(n))
 			if err != nil {
@@ -290,7 +293,7 @@ func TestBucketSortBadInput(t *testing.T) {
 func TestBucketSortWriteError(t *testing.T) {
 	for _, n := range []int{8, 20} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			checkLeaks(t)
+			leaktest.Check(t)
 			rng := rand.New(rand.NewPCG(3, uint64(n)))
 			b, err := newBucketSortSizes(t.TempDir(), n, tinyBucketSizes(n))
 			if err != nil {
@@ -317,7 +320,7 @@ func TestBucketSortWriteError(t *testing.T) {
 // TestBucketSortShortRead truncates the spill file under the sort: an error,
 // not a panic.
 func TestBucketSortShortRead(t *testing.T) {
-	checkLeaks(t)
+	leaktest.Check(t)
 	const n = 12
 	rng := rand.New(rand.NewPCG(4, n))
 	b, err := newBucketSortSizes(t.TempDir(), n, tinyBucketSizes(n))
@@ -431,12 +434,12 @@ func TestBucketSortPackNibbles(t *testing.T) {
 	for range 10000 {
 		n := 1 + rng.IntN(packedMaxN)
 		x, y := randomPacked(rng, n, 1)[0], randomPacked(rng, n, 1)[0]
-		kx, ky := packNibbles(x), packNibbles(y)
+		kx, ky := packed.Key(x), packed.Key(y)
 		if got, want := cmp.Compare(kx, ky), bytes.Compare(x, y); got != want {
 			t.Fatalf("keys of %v and %v compare %d, want %d", x, y, got, want)
 		}
-		if got := unpackNibbles(kx, make([]byte, n)); !bytes.Equal(got, x) {
-			t.Fatalf("unpackNibbles(packNibbles(%v)) = %v", x, got)
+		if got := packed.UnpackKey(kx, make([]byte, n)); !bytes.Equal(got, x) {
+			t.Fatalf("packed.UnpackKey(packed.Key(%v)) = %v", x, got)
 		}
 	}
 }
@@ -519,7 +522,7 @@ func BenchmarkBucketSortKeys(b *testing.B) {
 		rng := rand.New(rand.NewPCG(8, uint64(size)))
 		orig := make([]uint64, size)
 		for i := range orig {
-			orig[i] = packNibbles(append([]byte{3, 9}, randomPermBytes(rng, 14, 2)...))
+			orig[i] = packed.Key(append([]byte{3, 9}, randomPermBytes(rng, 14, 2)...))
 		}
 		keys, tmp := make([]uint64, size), make([]uint64, size)
 		var counts radixCounts

@@ -1,4 +1,4 @@
-package coordinator
+package listing
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/nqueens/nqueens/internal/packed"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -49,7 +50,7 @@ var defaultBucketSizes = bucketSizes{buffer: 8 << 10, spill: 1 << 20, chunk: 256
 
 // packedMaxN is the largest n whose solutions fit a uint64 at 4 bits a
 // column, the fast path of writeSorted.
-const packedMaxN = 16
+const packedMaxN = packed.MaxKeyN
 
 // bucketSort collects packed solutions of an n-board in any order and writes
 // them back in lexicographic order, with memory bounded independently of how
@@ -59,7 +60,7 @@ const packedMaxN = 16
 //
 // A solution is packed as n bytes, byte r the 0-based column of row r.
 // For n <= 16 (packedMaxN), the boards a listing can finish, it is kept as
-// a uint64 key instead, 4 bits a row, row 0 in the top nibble (packNibbles;
+// a uint64 key instead, 4 bits a row, row 0 in the top nibble (packed.Key;
 // addKeys and writeSortedKeys take keys as they are), so keys order as the
 // records do and a record costs 8 bytes. It goes to the bucket of its first
 // two rows (the key's top byte, or sol[0]*n + sol[1] above 16, so bucket
@@ -97,7 +98,7 @@ const packedMaxN = 16
 // close is still useful.
 type bucketSort struct {
 	n      int
-	keyed  bool // n <= packedMaxN: records are uint64 keys (packNibbles), 8 bytes little-endian
+	keyed  bool // n <= packedMaxN: records are uint64 keys (packed.Key), 8 bytes little-endian
 	second int  // index of the second keyed row: 1, or 0 when n = 1 (one bucket)
 	sizes  bucketSizes
 	f      *os.File // the spill file; nil after close
@@ -174,7 +175,7 @@ func (b *bucketSort) add(sols []byte) error {
 	}
 	if b.keyed {
 		for off := 0; off+n <= len(sols); off += n {
-			if err := b.put(packNibbles(sols[off : off+n])); err != nil {
+			if err := b.put(packed.Key(sols[off : off+n])); err != nil {
 				return err
 			}
 		}
@@ -201,7 +202,7 @@ func (b *bucketSort) add(sols []byte) error {
 	return nil
 }
 
-// addKeys adds solutions packed as keys (packNibbles of a valid record;
+// addKeys adds solutions packed as keys (packed.Key of a valid record;
 // n <= packedMaxN only), in any order: the fast path of add, without its
 // packing and checks.
 func (b *bucketSort) addKeys(keys []uint64) error {
@@ -238,34 +239,13 @@ func (b *bucketSort) put(key uint64) error {
 }
 
 // checkBucketColumns reports the first record of sols with a column outside
-// 0..n-1. It looks at 8 bytes at a time: for bytes under 0x80, adding
-// 0x80-n sets a byte's high bit exactly when it is n or more.
+// 0..n-1 (packed.BadColumn).
 func checkBucketColumns(sols []byte, n int) error {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	add := uint64(0x80-n) * ones
-	i := 0
-	bad := false
-	for ; i+8 <= len(sols); i += 8 {
-		x := binary.LittleEndian.Uint64(sols[i:])
-		if (x|(x+add))&highs != 0 {
-			bad = true
-			break
-		}
-	}
-	for ; !bad && i < len(sols); i++ {
-		bad = int(sols[i]) >= n
-	}
-	if !bad {
+	off := packed.BadColumn(sols, n)
+	if off < 0 {
 		return nil
 	}
-	for off := 0; off < len(sols); off += n {
-		for r, c := range sols[off : off+n] {
-			if int(c) >= n {
-				return fmt.Errorf("bucket sort: solution %d has column %d in row %d, want 0..%d", off/n, c, r, n-1)
-			}
-		}
-	}
-	return nil // not reached: the fast check found a bad byte
+	return fmt.Errorf("bucket sort: solution %d has column %d in row %d, want 0..%d", off/n, sols[off], off%n, n-1)
 }
 
 // spill appends a full bucket buffer to the spill write buffer, flushing it
@@ -323,7 +303,7 @@ func (b *bucketSort) writeSorted(write func(sols []byte) error, progress func(wr
 }
 
 // writeSortedKeys is writeSorted for n <= packedMaxN that hands write the
-// keys (packNibbles) instead of the records, saving their unpacking.
+// keys (packed.Key) instead of the records, saving their unpacking.
 func (b *bucketSort) writeSortedKeys(write func(keys []uint64) error, progress func(written uint64)) error {
 	if !b.keyed {
 		return fmt.Errorf("bucket sort: keys for n=%d, above %d", b.n, packedMaxN)
@@ -390,7 +370,7 @@ func (b *bucketSort) writeSortedTo(write func(sols []byte) error, writeKeys func
 			} else {
 				recs = slices.Grow(recs[:0], m*b.n)[:m*b.n]
 				for k, key := range keys[:m] {
-					unpackNibbles(key, recs[k*b.n:(k+1)*b.n])
+					packed.UnpackKey(key, recs[k*b.n:(k+1)*b.n])
 				}
 				err = write(recs)
 			}
@@ -503,45 +483,10 @@ func (b *bucketSort) sortKeys(s *bucketSlot) ([]uint64, error) {
 	}
 	for k := 1; k < len(keys); k++ {
 		if keys[k] == keys[k-1] {
-			return nil, fmt.Errorf("bucket sort: %w %v", errDuplicateSolution, unpackNibbles(keys[k], make([]byte, b.n)))
+			return nil, fmt.Errorf("bucket sort: %w %v", errDuplicateSolution, packed.UnpackKey(keys[k], make([]byte, b.n)))
 		}
 	}
 	return keys, nil
-}
-
-// packNibbles packs rec (at most 16 columns, each under 16) into a uint64,
-// row r in bits 60-4r..63-4r.
-func packNibbles(rec []byte) uint64 {
-	var p [16]byte
-	copy(p[:], rec)
-	return squeezeNibbles(binary.BigEndian.Uint64(p[:8]))<<32 | squeezeNibbles(binary.BigEndian.Uint64(p[8:]))
-}
-
-// squeezeNibbles squeezes the low nibbles of x's 8 bytes into 32 bits,
-// byte 7 (the most significant) into the top nibble.
-func squeezeNibbles(x uint64) uint64 {
-	x = (x | x>>4) & 0x00ff00ff00ff00ff
-	x = (x | x>>8) & 0x0000ffff0000ffff
-	return (x | x>>16) & 0xffffffff
-}
-
-// spreadNibbles is the inverse of squeezeNibbles: the 8 nibbles of x's low
-// 32 bits to the low nibbles of 8 bytes.
-func spreadNibbles(x uint64) uint64 {
-	x &= 0xffffffff
-	x = (x | x<<16) & 0x0000ffff0000ffff
-	x = (x | x<<8) & 0x00ff00ff00ff00ff
-	return (x | x<<4) & 0x0f0f0f0f0f0f0f0f
-}
-
-// unpackNibbles writes the len(rec) columns packed in key to rec and
-// returns it.
-func unpackNibbles(key uint64, rec []byte) []byte {
-	var p [16]byte
-	binary.BigEndian.PutUint64(p[:8], spreadNibbles(key>>32))
-	binary.BigEndian.PutUint64(p[8:], spreadNibbles(key))
-	copy(rec, p[:])
-	return rec
 }
 
 // radixMinKeys is the bucket size from which radixSort56 beats
