@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,10 +73,11 @@ func TestStopHandsLeasesBack(t *testing.T) {
 
 	ctx, stop := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
+	logs := newLogWatch()
 	go func() {
-		stopped <- worker.Run(ctx, worker.Config{Join: addr, Slots: 2, Name: "stopped"}, hclog.NewNullLogger())
+		stopped <- worker.Run(ctx, worker.Config{Join: addr, Slots: 2, Name: "stopped"}, logs.logger())
 	}()
-	time.Sleep(200 * time.Millisecond) // let it take and run tasks
+	logs.wait(t, "task leased") // it holds a lease now: stop it
 	stop()
 	select {
 	case err := <-stopped:
@@ -98,8 +100,11 @@ func TestStopHandsLeasesBack(t *testing.T) {
 	if r.err != nil || r.s.Solutions != 14772512 || r.s.Unique != 1846955 {
 		t.Fatalf("job = %+v, %v; want 14772512 solutions, 1846955 fundamental", r.s, r.err)
 	}
-	if r.s.Expired != 0 {
-		t.Errorf("%d leases expired; a stopped worker hands them back", r.s.Expired)
+	// The stopped worker held leases: it handed them back (Requeued), none
+	// expired, and each went out once more.
+	if r.s.Requeued == 0 || r.s.Expired != 0 || r.s.Leased != uint64(r.s.Tasks)+r.s.Requeued {
+		t.Errorf("requeued %d, expired %d, leased %d of %d tasks; want requeued >= 1 (the stopped worker's leases handed back), expired 0 and leased = tasks + requeued",
+			r.s.Requeued, r.s.Expired, r.s.Leased, r.s.Tasks)
 	}
 	if err := <-finisher; err != nil {
 		t.Errorf("finishing worker: %v", err)
@@ -135,10 +140,11 @@ func TestWorkerStartsFirst(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close() // free again: nothing listens there yet
 	errc := make(chan error, 1)
+	logs := newLogWatch()
 	go func() {
-		errc <- worker.Run(context.Background(), worker.Config{Join: addr, Slots: 1, JoinTimeout: eventTimeout}, hclog.NewNullLogger())
+		errc <- worker.Run(context.Background(), worker.Config{Join: addr, Slots: 1, JoinTimeout: eventTimeout}, logs.logger())
 	}()
-	time.Sleep(500 * time.Millisecond)
+	logs.wait(t, "join failed; retrying") // it tried before the coordinator listens
 	cfg := coordinator.NewConfig(9)
 	cfg.Workers, cfg.Listen, cfg.Progress = 0, addr, coordinator.ProgressOff
 	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
@@ -157,12 +163,15 @@ func TestWorkerStartsFirst(t *testing.T) {
 // one status, as the coordinator does to a worker that breaks a limit.
 type cuttingCoordinator struct {
 	nqueenspb.UnimplementedCoordinatorServiceServer
-	code  codes.Code
-	joins atomic.Int32
+	code     codes.Code
+	joins    atomic.Int32
+	rejoined chan struct{} // closed at the second Join
 }
 
 func (c *cuttingCoordinator) Join(context.Context, *nqueenspb.JoinRequest) (*nqueenspb.JoinResponse, error) {
-	c.joins.Add(1)
+	if c.joins.Add(1) == 2 {
+		close(c.rejoined)
+	}
 	return &nqueenspb.JoinResponse{WorkerId: "w1", Job: &nqueenspb.Job{N: 8, Tasks: 1},
 		Lease: durationpb.New(time.Minute), HeartbeatInterval: durationpb.New(time.Second)}, nil
 }
@@ -191,13 +200,27 @@ func TestRefusedStreamStops(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv := grpc.NewServer()
-		fake := &cuttingCoordinator{code: tc.code}
+		fake := &cuttingCoordinator{code: tc.code, rejoined: make(chan struct{})}
 		nqueenspb.RegisterCoordinatorServiceServer(srv, fake)
 		go srv.Serve(lis)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// A worker that joins again is stopped by its context once it
+		// has; one that stops by itself must do so before the timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+		go func() {
+			select {
+			case <-fake.rejoined:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		err = worker.Run(ctx, worker.Config{Join: lis.Addr().String(), Slots: 1, JoinTimeout: eventTimeout}, hclog.NewNullLogger())
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()
 		srv.Stop()
+		if timedOut {
+			t.Errorf("stream ended with %v: Run still running after %v (%d joins)", tc.code, eventTimeout, fake.joins.Load())
+			continue
+		}
 		switch {
 		case tc.refused && (!errors.Is(err, worker.ErrRefused) || fake.joins.Load() != 1):
 			t.Errorf("stream ended with %v: Run = %v after %d joins, want ErrRefused after 1", tc.code, err, fake.joins.Load())
@@ -205,4 +228,72 @@ func TestRefusedStreamStops(t *testing.T) {
 			t.Errorf("stream ended with %v: Run = %v after %d joins, want nil (stopped by its context) after joining again", tc.code, err, fake.joins.Load())
 		}
 	}
+}
+
+// logWatch is a logger's output that a test can wait on: it keeps every
+// line and tells when one containing a given text has been written.
+type logWatch struct {
+	mu    sync.Mutex
+	text  strings.Builder
+	waits []logWait
+}
+
+type logWait struct {
+	text string
+	seen chan struct{}
+}
+
+func newLogWatch() *logWatch { return &logWatch{} }
+
+// logger is a Debug-level logger that writes to w.
+func (w *logWatch) logger() hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: "worker", Level: hclog.Debug, Output: w})
+}
+
+func (w *logWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.text.Write(p)
+	kept := w.waits[:0]
+	for _, lw := range w.waits {
+		if strings.Contains(string(p), lw.text) {
+			close(lw.seen)
+		} else {
+			kept = append(kept, lw)
+		}
+	}
+	w.waits = kept
+	return len(p), nil
+}
+
+// seen returns a channel closed once a line containing text is written
+// (at once if one was).
+func (w *logWatch) seen(text string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := make(chan struct{})
+	if strings.Contains(w.text.String(), text) {
+		close(c)
+	} else {
+		w.waits = append(w.waits, logWait{text, c})
+	}
+	return c
+}
+
+// wait fails the test unless a line containing text is written within
+// eventTimeout.
+func (w *logWatch) wait(t *testing.T, text string) {
+	t.Helper()
+	select {
+	case <-w.seen(text):
+	case <-time.After(eventTimeout):
+		t.Fatalf("no log line with %q within %v; the log:\n%s", text, eventTimeout, w.String())
+	}
+}
+
+// String is everything logged so far.
+func (w *logWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.text.String()
 }
