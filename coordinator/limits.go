@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/version"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -55,6 +56,9 @@ const (
 	maxLeaseIDs = maxCredits
 	// maxNameBytes caps JoinRequest.name, which goes into log lines.
 	maxNameBytes = 256
+	// maxBuildBytes caps JoinRequest.build_version, which goes into the
+	// refusal of another solver version (a --version line is ~80 bytes).
+	maxBuildBytes = 256
 	// maxWorkerIDBytes caps Ready.worker_id (the coordinator's ids are
 	// "w" and a number).
 	maxWorkerIDBytes = 64
@@ -76,11 +80,23 @@ const (
 )
 
 // validateJoin checks a JoinRequest's fields. Its errors are gRPC
-// statuses: FailedPrecondition for another solver version, InvalidArgument
-// for the rest.
+// statuses: FailedPrecondition for another solver version (naming both
+// versions and both builds, so an operator knows which binaries to line
+// up), InvalidArgument for the rest.
 func validateJoin(req *nqueenspb.JoinRequest) error {
+	build := req.GetBuildVersion()
+	if len(build) > maxBuildBytes {
+		return status.Errorf(codes.InvalidArgument, "build version of %d bytes, at most %d", len(build), maxBuildBytes)
+	}
+	if !utf8.ValidString(build) {
+		return status.Error(codes.InvalidArgument, "build version is not valid UTF-8")
+	}
 	if req.GetSolverVersion() != solver.Version {
-		return status.Errorf(codes.FailedPrecondition, "worker solver version %d, coordinator runs %d", req.GetSolverVersion(), solver.Version)
+		if build == "" {
+			build = "unknown"
+		}
+		return status.Errorf(codes.FailedPrecondition, "worker solver version %d (build %s) != coordinator solver version %d (build %s)",
+			req.GetSolverVersion(), build, solver.Version, version.Get())
 	}
 	if req.GetSlots() == 0 || req.GetSlots() > maxSlots {
 		return status.Errorf(codes.InvalidArgument, "slots = %d, want 1..%d", req.GetSlots(), maxSlots)
