@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
+	grpcbackoff "google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
@@ -26,12 +27,6 @@ const (
 	// enough for a coordinator started a little later, short enough that a
 	// wrong address fails the worker instead of hanging it.
 	DefaultJoinTimeout = 30 * time.Second
-	// joinAttemptTimeout bounds one Join RPC, so a black-holed address is
-	// retried rather than waited on.
-	joinAttemptTimeout = 3 * time.Second
-	// backoffMin and backoffMax bound the pause between join attempts.
-	backoffMin = 100 * time.Millisecond
-	backoffMax = 2 * time.Second
 	// defaultHeartbeat is used when the coordinator sends no interval.
 	defaultHeartbeat = 5 * time.Second
 	// outQueue is the send queue between task goroutines and the stream's
@@ -44,12 +39,21 @@ const (
 // within a lease, and within the coordinator's enforcement minimum (10 s).
 var KeepaliveParams = keepalive.ClientParameters{Time: 20 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: true}
 
+// connectParams make the connection redial a coordinator that is down as
+// often as join retries it (gRPC's default waits up to 120 s between
+// dials, so a worker could keep failing long after its coordinator came
+// up), with the same jitter.
+var connectParams = grpc.ConnectParams{
+	Backoff:           grpcbackoff.Config{BaseDelay: backoffMin, Multiplier: 2, Jitter: backoffJitter, MaxDelay: backoffMax},
+	MinConnectTimeout: 20 * time.Second, // gRPC's default: how long one dial may take
+}
+
 // Config says whom to join and with how many slots.
 type Config struct {
 	// Join is the coordinator's HOST:PORT (required).
 	Join string
 	// Slots is how many tasks run at once, one goroutine each (default:
-	// runtime.NumCPU()).
+	// runtime.GOMAXPROCS(0), which follows a container's CPU limit).
 	Slots int
 	// Name labels the worker in the coordinator's logs (default: "worker").
 	Name string
@@ -110,7 +114,7 @@ func checkTarget(join string) error {
 
 func (c Config) withDefaults() Config {
 	if c.Slots == 0 {
-		c.Slots = runtime.NumCPU()
+		c.Slots = runtime.GOMAXPROCS(0)
 	}
 	if c.Name == "" {
 		c.Name = "worker"
@@ -127,12 +131,16 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// ErrJoin marks a failure to join the coordinator (unreachable, refused).
+// ErrJoin marks a failure to join the coordinator: unreachable (or full)
+// for the whole join timeout, or refused (then the error wraps ErrRefused
+// as well).
 var ErrJoin = errors.New("cannot join coordinator")
 
-// ErrRefused marks a worker the coordinator cut off for what it sent (a
-// limit exceeded, an invalid message, a bad token): joining again would
-// only be cut off again, so the worker stops.
+// ErrRefused marks a worker the coordinator refused or cut off for what it
+// sent (a bad token, another solver version, an invalid message, a limit
+// exceeded): joining again would only be refused again, so the worker
+// stops. A coordinator that is full refuses for capacity, not for what the
+// worker sent: that is retried.
 var ErrRefused = errors.New("refused by the coordinator")
 
 // refused reports whether a Work stream ended with a status that names
@@ -150,9 +158,11 @@ func refused(err error) bool {
 
 // Run joins the coordinator and works until the job ends (Drain: returns
 // nil) or ctx is cancelled (the worker hands its leases back and returns
-// nil). A broken stream makes it rejoin, within JoinTimeout; a stream the
-// coordinator ended for the worker's own fault (a limit, a bad message)
-// returns an ErrRefused error. It returns only when all its goroutines
+// nil). It retries joining, with jittered exponential back-off, a
+// coordinator that is down or full, for JoinTimeout; a broken stream makes
+// it rejoin, within JoinTimeout again. A Join refused for what the worker
+// sent, or a stream the coordinator ended for the worker's own fault (a
+// limit, a bad message), returns an ErrRefused error. It returns only when all its goroutines
 // have ended.
 func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	if err := cfg.Validate(); err != nil {
@@ -162,6 +172,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	opts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithKeepaliveParams(KeepaliveParams),
+		grpc.WithConnectParams(connectParams),
 	}, cfg.DialOptions...)
 	conn, err := grpc.NewClient(cfg.Join, opts...)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -20,7 +21,9 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/internal/version"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/worker"
 )
 
@@ -30,14 +33,90 @@ const (
 	eventTimeout = 20 * time.Second // one expected event
 )
 
+// TestUnreachable: a worker whose coordinator is down retries with
+// back-off for --join-timeout, says at Info what it is waiting for (once
+// within the first few seconds, however many attempts), and then fails
+// naming the address.
 func TestUnreachable(t *testing.T) {
+	logs := newLogWatch()
 	start := time.Now()
-	err := worker.Run(context.Background(), worker.Config{Join: "127.0.0.1:1", Slots: 1, JoinTimeout: 300 * time.Millisecond}, hclog.NewNullLogger())
-	if !errors.Is(err, worker.ErrJoin) || !strings.Contains(err.Error(), "127.0.0.1:1") {
-		t.Errorf("Run against a closed port = %v, want ErrJoin naming the address", err)
+	err := worker.Run(context.Background(), worker.Config{Join: "127.0.0.1:1", Slots: 1, JoinTimeout: 1500 * time.Millisecond}, logs.logger())
+	if !errors.Is(err, worker.ErrJoin) || errors.Is(err, worker.ErrRefused) || !strings.Contains(err.Error(), "127.0.0.1:1 within 1.5s") {
+		t.Errorf("Run against a closed port = %v, want ErrJoin naming the address and the timeout", err)
 	}
-	if d := time.Since(start); d > eventTimeout {
-		t.Errorf("gave up after %v; --join-timeout was 300ms", d)
+	if d := time.Since(start); d < time.Second || d > eventTimeout {
+		t.Errorf("gave up after %v; --join-timeout was 1.5s", d)
+	}
+	waits := grepLines(logs.String(), "[INFO]  worker: waiting for coordinator: addr=127.0.0.1:1 attempt=1 error=")
+	if tries := len(grepLines(logs.String(), "join failed; retrying")); len(waits) != 1 || tries < 3 {
+		t.Errorf("%d info lines \"waiting for coordinator\" for attempt 1 and %d retries in 1.5s; want 1 (at most one per %v) and at least 3 (100 ms back-off, doubling). The log:\n%s",
+			len(waits), tries, 5*time.Second, logs)
+	}
+}
+
+// TestVersionRefused: a real coordinator refuses a worker of another
+// solver version with FailedPrecondition naming both versions and both
+// builds; the worker logs the refusal at Error and stops at once with
+// ErrRefused (no retries until --join-timeout), and gets no lease.
+func TestVersionRefused(t *testing.T) {
+	cfg := coordinator.NewConfig(8)
+	cfg.Workers, cfg.Progress = 0, coordinator.ProgressOff
+	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	addrc := make(chan string, 1)
+	cfg.OnListen = func(a string) { addrc <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan coordinator.Summary, 1)
+	go func() {
+		s, _ := coordinator.Run(ctx, cfg, hclog.NewNullLogger())
+		done <- s
+	}()
+	addr := <-addrc
+
+	build := version.Get().String()
+	want := fmt.Sprintf("worker solver version %d (build %s) != coordinator solver version %d (build %s)", solver.Version+1, build, solver.Version, build)
+	restore := worker.SetSolverVersion(solver.Version + 1)
+	logs := newLogWatch()
+	start := time.Now()
+	err := worker.Run(context.Background(), worker.Config{Join: addr, Slots: 1, JoinTimeout: eventTimeout}, logs.logger())
+	restore()
+	if !errors.Is(err, worker.ErrJoin) || !errors.Is(err, worker.ErrRefused) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("Run with solver version %d = %v\nwant ErrJoin and ErrRefused ending in %q", solver.Version+1, err, want)
+	}
+	if d := time.Since(start); d > eventTimeout/2 {
+		t.Errorf("refused after %v: FailedPrecondition must not be retried", d)
+	}
+	if got := grepLines(logs.String(), "[ERROR] worker: join refused: addr="+addr+" code=FailedPrecondition error=\""+want+"\""); len(got) != 1 {
+		t.Errorf("want one error line naming both versions; the log:\n%s", logs)
+	}
+
+	// The coordinator names the build the worker said it runs, and refuses
+	// one too long to quote.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := nqueenspb.NewCoordinatorServiceClient(conn)
+	rctx, rcancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer rcancel()
+	for _, tc := range []struct {
+		build string
+		code  codes.Code
+		want  string
+	}{
+		{"v9.9.9 (rev abc) solver 2 go1.1", codes.FailedPrecondition, "worker solver version 2 (build v9.9.9 (rev abc) solver 2 go1.1) != coordinator solver version"},
+		{"", codes.FailedPrecondition, "worker solver version 2 (build unknown) != coordinator solver version"},
+		{strings.Repeat("v", 257), codes.InvalidArgument, "build version of 257 bytes, at most 256"},
+	} {
+		_, err := client.Join(rctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: 2, BuildVersion: tc.build})
+		if status.Code(err) != tc.code || !strings.Contains(status.Convert(err).Message(), tc.want) {
+			t.Errorf("Join(build %.20q) = %v, want %v %q", tc.build, err, tc.code, tc.want)
+		}
+	}
+	cancel()
+	if s := <-done; s.Workers != 0 || s.Leased != 0 {
+		t.Errorf("refused workers got work: %+v", s)
 	}
 }
 
@@ -144,7 +223,7 @@ func TestWorkerStartsFirst(t *testing.T) {
 	go func() {
 		errc <- worker.Run(context.Background(), worker.Config{Join: addr, Slots: 1, JoinTimeout: eventTimeout}, logs.logger())
 	}()
-	logs.wait(t, "join failed; retrying") // it tried before the coordinator listens
+	logs.wait(t, "waiting for coordinator: addr="+addr) // it tried before the coordinator listens
 	cfg := coordinator.NewConfig(9)
 	cfg.Workers, cfg.Listen, cfg.Progress = 0, addr, coordinator.ProgressOff
 	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
@@ -228,6 +307,17 @@ func TestRefusedStreamStops(t *testing.T) {
 			t.Errorf("stream ended with %v: Run = %v after %d joins, want nil (stopped by its context) after joining again", tc.code, err, fake.joins.Load())
 		}
 	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // logWatch is a logger's output that a test can wait on: it keeps every
