@@ -36,8 +36,18 @@ const (
 	maxConcurrentStreams = 64
 	// maxSessions bounds the joined workers, so Join calls in a loop cannot
 	// grow the coordinator's memory without bound (those that never open a
-	// Work stream are forgotten after a lease).
+	// Work stream are forgotten after attachTimeout). A Join beyond it is
+	// refused with ResourceExhausted, which workers retry with back-off.
 	maxSessions = 4096
+	// attachTimeout is how long a joined session may wait for its Work
+	// stream's first Ready before the coordinator forgets it (a lease, when
+	// the lease is shorter). A worker opens its stream right after Join, one
+	// round trip later; Joins that never open one (a worker that died in
+	// between, a client that only joins) give their place back within
+	// seconds, so a worker refused for capacity gets in well within its
+	// --join-timeout. A worker forgotten this way is told so by Work
+	// (FailedPrecondition) and joins again.
+	attachTimeout = 5 * time.Second
 	// maxConnections bounds the open TCP connections: every joined worker
 	// (maxSessions) with room for health probes and Joins in flight.
 	// Connections beyond it wait in the kernel's accept queue until one

@@ -200,11 +200,11 @@ func workerKey() uint64 {
 var errTooManyWorkers = fmt.Errorf("more than %d workers joined", maxSessions)
 
 // dropUnattachedLocked forgets sessions that joined but opened no Work
-// stream within a lease: a worker that died between Join and Work, or a
-// client that only calls Join.
+// stream within attachTimeout (or a lease, if shorter): a worker that died
+// between Join and Work, or a client that only calls Join.
 func (s *scheduler) dropUnattachedLocked(now time.Time) {
 	for id, sess := range s.sessions {
-		if !sess.attached && now.Sub(sess.joined) > s.leaseLen {
+		if !sess.attached && now.Sub(sess.joined) > min(s.leaseLen, attachTimeout) {
 			delete(s.sessions, id)
 		}
 	}

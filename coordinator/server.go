@@ -106,8 +106,11 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 	}
 	sess, err := v.sched.join(req.GetName())
 	if err != nil {
+		// Capacity, not the worker's fault: ResourceExhausted, which a
+		// worker retries with back-off while Joins that never opened a
+		// Work stream expire (attachTimeout).
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
-		return nil, status.Error(codes.ResourceExhausted, err.Error())
+		return nil, status.Errorf(codes.ResourceExhausted, "coordinator full (%v), retry later", err)
 	}
 	v.log.Info("worker joined", "worker_id", sess.id, "worker_name", req.GetName(), "slots", req.GetSlots())
 	p := v.sched.plan

@@ -387,3 +387,90 @@ func (w *logWatch) String() string {
 	defer w.mu.Unlock()
 	return w.text.String()
 }
+
+// TestFullCoordinator (issue 12, D11): a coordinator full of Joins that
+// never open a Work stream refuses a real worker for capacity, with
+// ResourceExhausted; the worker retries with back-off instead of exiting,
+// the unattached Joins expire within seconds (the coordinator's
+// attachTimeout, 5 s, well under the 30 s lease), and the worker then
+// joins and finishes the exact count alone.
+func TestFullCoordinator(t *testing.T) {
+	const maxSessions = 4096 // the coordinator's bound on joined workers
+	cfg := coordinator.NewConfig(9)
+	cfg.Workers, cfg.Progress = 0, coordinator.ProgressOff
+	cfg.Stdout, cfg.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	addrc := make(chan string, 1)
+	cfg.OnListen = func(a string) { addrc <- a }
+	type result struct {
+		s   coordinator.Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := coordinator.Run(context.Background(), cfg, hclog.NewNullLogger())
+		done <- result{s, err}
+	}()
+	addr := <-addrc
+
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := nqueenspb.NewCoordinatorServiceClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	filled := time.Now()
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for g := range 32 { // in parallel: the first Joins must not expire before the last
+		wg.Go(func() {
+			for range maxSessions / 32 {
+				if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Name: fmt.Sprint("idle", g), Slots: 1, SolverVersion: solver.Version}); err != nil {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fill := time.Since(filled)
+	if n := failed.Load(); n > 0 {
+		t.Fatalf("%d of %d idle Joins failed", n, maxSessions)
+	}
+	_, err = client.Join(ctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version})
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "coordinator full") {
+		t.Fatalf("Join %d = %v (after filling in %v), want ResourceExhausted \"coordinator full\"", maxSessions+1, err, fill)
+	}
+
+	logs := newLogWatch()
+	werr := make(chan error, 1)
+	go func() {
+		werr <- worker.Run(context.Background(), worker.Config{Join: addr, Slots: 2, Name: "late", JoinTimeout: 30 * time.Second}, logs.logger())
+	}()
+	logs.wait(t, "waiting for coordinator: addr="+addr+" attempt=1 error=\"coordinator full")
+	logs.wait(t, "joined coordinator")
+	joined := time.Since(filled)
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(jobTimeout):
+		t.Fatal("job did not end")
+	}
+	if r.err != nil || r.s.Solutions != 352 || r.s.Unique != 46 {
+		t.Fatalf("job = %+v, %v; want 352 solutions, 46 fundamental", r.s, r.err)
+	}
+	if r.s.Workers != 1 || r.s.Leased != uint64(r.s.Tasks) || r.s.Requeued != 0 || r.s.Committed != r.s.Tasks {
+		t.Errorf("workers %d, leased %d, committed %d of %d tasks, requeued %d; want 1 worker that leased and committed each task once",
+			r.s.Workers, r.s.Leased, r.s.Committed, r.s.Tasks, r.s.Requeued)
+	}
+	if err := <-werr; err != nil {
+		t.Errorf("worker refused for capacity: %v, want nil (it retries, then joins)", err)
+	}
+	// Expiry after 5 s, found by a sweep within 1 s, joined at the next
+	// attempt within 3 s (2 s back-off, +50%): 9 s, with room for a slow
+	// machine; a lease (30 s) would be far later.
+	if joined > fill+15*time.Second {
+		t.Errorf("worker joined %v after the coordinator was full (filled in %v); idle Joins must expire within seconds", joined, fill)
+	}
+	t.Logf("filled %d sessions in %v; the worker joined %v after the fill began", maxSessions, fill, joined)
+}
