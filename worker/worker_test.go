@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ const (
 // within the first few seconds, however many attempts), and then fails
 // naming the address.
 func TestUnreachable(t *testing.T) {
+	checkLeaks(t)
 	logs := newLogWatch()
 	start := time.Now()
 	err := worker.Run(context.Background(), worker.Config{Join: "127.0.0.1:1", Slots: 1, JoinTimeout: 1500 * time.Millisecond}, logs.logger())
@@ -266,6 +268,7 @@ func (c *cuttingCoordinator) Work(stream nqueenspb.CoordinatorService_WorkServer
 // with ResourceExhausted stops with ErrRefused after one Join, while one
 // cut off by Unavailable joins again.
 func TestRefusedStreamStops(t *testing.T) {
+	checkLeaks(t) // Run ends every goroutine of its sessions
 	for _, tc := range []struct {
 		code    codes.Code
 		refused bool
@@ -307,6 +310,46 @@ func TestRefusedStreamStops(t *testing.T) {
 			t.Errorf("stream ended with %v: Run = %v after %d joins, want nil (stopped by its context) after joining again", tc.code, err, fake.joins.Load())
 		}
 	}
+}
+
+// idleJoins makes n Joins that never open a Work stream, in parallel so
+// that the first do not expire before the last.
+func idleJoins(t *testing.T, ctx context.Context, client nqueenspb.CoordinatorServiceClient, n int) {
+	t.Helper()
+	const parallel = 32
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for g := range parallel {
+		wg.Go(func() {
+			for range n / parallel {
+				if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Name: fmt.Sprint("idle", g), Slots: 1, SolverVersion: solver.Version}); err != nil {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if f := failed.Load(); f > 0 {
+		t.Fatalf("%d of %d idle Joins failed", f, n)
+	}
+}
+
+// checkLeaks fails the test if goroutines started during it are still
+// running eventTimeout after it.
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(eventTimeout)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Errorf("%d goroutines before the test, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
 }
 
 // grepLines returns the lines of text that contain s.
@@ -421,22 +464,8 @@ func TestFullCoordinator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
 	defer cancel()
 	filled := time.Now()
-	var wg sync.WaitGroup
-	var failed atomic.Int32
-	for g := range 32 { // in parallel: the first Joins must not expire before the last
-		wg.Go(func() {
-			for range maxSessions / 32 {
-				if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Name: fmt.Sprint("idle", g), Slots: 1, SolverVersion: solver.Version}); err != nil {
-					failed.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	idleJoins(t, ctx, client, maxSessions)
 	fill := time.Since(filled)
-	if n := failed.Load(); n > 0 {
-		t.Fatalf("%d of %d idle Joins failed", n, maxSessions)
-	}
 	_, err = client.Join(ctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version})
 	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "coordinator full") {
 		t.Fatalf("Join %d = %v (after filling in %v), want ResourceExhausted \"coordinator full\"", maxSessions+1, err, fill)
