@@ -3,6 +3,7 @@ module github.com/nqueens/nqueens
 go 1.26.8
 
 require (
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/chromedp/chromedp v0.23.1
 	github.com/hashicorp/go-hclog v1.6.3
 	golang.org/x/image v0.48.0

@@ -346,10 +346,10 @@ func workerKey() uint64 {
 var errTooManyWorkers = fmt.Errorf("more than %d workers joined", maxSessions)
 
 // dropUnattachedLocked forgets sessions that joined but opened no Work
-// stream within unattachedTTL: a worker that died between Join and Work,
-// or a client that only calls Join.
+// stream within attachTimeout (or a lease, if shorter): a worker that died
+// between Join and Work, or a client that only calls Join.
 func (s *scheduler) dropUnattachedLocked(now time.Time) {
-	ttl := min(s.opt.Lease, unattachedTTL)
+	ttl := min(s.opt.Lease, attachTimeout)
 	for id, sess := range s.sessions {
 		if !sess.attached && now.Sub(sess.joined) > ttl {
 			delete(s.sessions, id)

@@ -50,10 +50,13 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		return nil, err
 	}
 	out := newOutbox(v.sched.plan.N, v.sched.opt.Want)
-	sess, err := v.sched.join(joinRequest{name: req.GetName(), slots: int(req.GetSlots())}, out)
+	sess, err := v.sched.join(joinRequest{name: req.GetName(), version: req.GetBuildVersion(), slots: int(req.GetSlots())}, out)
 	if err != nil {
+		// Capacity, not the worker's fault: ResourceExhausted, which a
+		// worker retries with back-off while Joins that never opened a
+		// Work stream expire (attachTimeout).
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
-		return nil, status.Error(codes.ResourceExhausted, err.Error())
+		return nil, status.Errorf(codes.ResourceExhausted, "coordinator full (%v), retry later", err)
 	}
 	logJoin := v.log.Info
 	if embeddedName(req.GetName(), ctx) {

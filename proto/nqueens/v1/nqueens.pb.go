@@ -232,6 +232,12 @@ type JoinRequest struct {
 	// solver_version is the worker's solver.Version; it must equal the
 	// coordinator's or Join fails with FAILED_PRECONDITION.
 	SolverVersion uint32 `protobuf:"varint,3,opt,name=solver_version,json=solverVersion,proto3" json:"solver_version,omitempty"`
+	// build_version is the worker's build, as its --version prints it (module
+	// version, VCS revision, solver and Go versions). It is informational: the
+	// coordinator names it, beside its own, when it refuses another
+	// solver_version, so an operator knows which binaries to line up. At most
+	// 256 bytes of UTF-8; empty from workers older than this field.
+	BuildVersion  string `protobuf:"bytes,4,opt,name=build_version,json=buildVersion,proto3" json:"build_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -285,6 +291,13 @@ func (x *JoinRequest) GetSolverVersion() uint32 {
 		return x.SolverVersion
 	}
 	return 0
+}
+
+func (x *JoinRequest) GetBuildVersion() string {
+	if x != nil {
+		return x.BuildVersion
+	}
+	return ""
 }
 
 // JoinResponse tells a joined worker its id and the rules of the job.
@@ -1343,11 +1356,12 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"nqueens.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"I\n" +
 	"\x06TaskId\x12)\n" +
 	"\x10plan_fingerprint\x18\x01 \x01(\x06R\x0fplanFingerprint\x12\x14\n" +
-	"\x05index\x18\x02 \x01(\rR\x05index\"^\n" +
+	"\x05index\x18\x02 \x01(\rR\x05index\"\x83\x01\n" +
 	"\vJoinRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05slots\x18\x02 \x01(\rR\x05slots\x12%\n" +
-	"\x0esolver_version\x18\x03 \x01(\rR\rsolverVersion\"\xc9\x01\n" +
+	"\x0esolver_version\x18\x03 \x01(\rR\rsolverVersion\x12#\n" +
+	"\rbuild_version\x18\x04 \x01(\tR\fbuildVersion\"\xc9\x01\n" +
 	"\fJoinResponse\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12!\n" +
 	"\x03job\x18\x02 \x01(\v2\x0f.nqueens.v1.JobR\x03job\x12/\n" +
