@@ -37,19 +37,20 @@ type Summary struct {
 	K        int    `json:"k,omitempty"`        // Las Vegas random rows
 }
 
-// print writes the summary on cfg.Stdout (JSON or human).
+// print writes the summary (JSON or human) on cfg.Stdout, or on
+// cfg.Stderr when the solutions go to stdout: they never mix.
 func (s Summary) print(cfg Config) error {
+	out := cfg.Stdout
+	if cfg.Solutions == "-" {
+		out = cfg.Stderr // keep stdout for the solutions alone
+	}
 	if cfg.JSON {
 		b, err := json.Marshal(s)
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(cfg.Stdout, "%s\n", b)
+		_, err = fmt.Fprintf(out, "%s\n", b)
 		return err
-	}
-	out := cfg.Stdout
-	if cfg.Solutions == "-" {
-		out = cfg.Stderr // keep stdout for the solutions alone
 	}
 	_, err := fmt.Fprint(out, s.human())
 	return err

@@ -30,6 +30,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal drains; a second one ends the process at once
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -47,6 +51,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "coordinator: %v\n", err)
 		return 2
+	}
+	if logOpts.resume {
+		if err := resumeFrom(&cfg, logOpts); err != nil {
+			fmt.Fprintf(stderr, "coordinator: %v\n", err)
+			return 2
+		}
 	}
 	cfg.Stdout, cfg.Stderr = stdout, stderr
 	log := newLogger(logOpts, stderr)
