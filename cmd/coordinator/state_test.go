@@ -88,4 +88,3 @@ func checkLoser(t *testing.T, round int, err error, stderr *lineWatcher, i int) 
 	}
 	return i
 }
-
