@@ -125,8 +125,9 @@ type Config struct {
 	OpenJournal func(plan solver.Plan) (Journal, map[int]solver.Counts, error)
 	OnListen    func(addr string) // told the bound address once the server listens
 
-	testJob  func(*job) // tests: called once the job's scheduler exists
-	maxConns int        // tests: lowers maxConnections
+	testJob   func(*job)  // tests: called once the job's scheduler exists
+	maxConns  int         // tests: lowers maxConnections
+	testConns *connLimits // tests: the connection limits instead of the defaults (listener.go)
 	// testRecords makes the listing sort n-byte records, the path of n
 	// above 16, on a board small enough to test.
 	testRecords bool

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -106,19 +105,16 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) (Summary, error) {
 		}
 		return Summary{}, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	conns := maxConnections
-	if cfg.maxConns > 0 {
-		conns = cfg.maxConns
-	}
-	lis = netutil.LimitListener(lis, conns)
-	addr := lis.Addr().String()
+	guard := newGuard(lis, cfg.connLimits(), log.Named("listener")) // listener.go
+	cfg.ServerOptions = append(guard.serverOptions(), cfg.ServerOptions...)
+	addr := guard.Addr().String()
 	log.Info("listening", "addr", addr, "n", cfg.N, "depth", plan.Depth, "tasks", len(plan.Tasks), "kind", kindName(kind))
 	if cfg.OnListen != nil {
 		cfg.OnListen(addr)
 	}
 
 	j := &job{cfg: cfg, log: log, plan: plan, sink: sink, start: time.Now()}
-	return j.run(ctx, lis)
+	return j.run(ctx, guard)
 }
 
 // job is one running coordinator.
