@@ -307,7 +307,7 @@ func ReadSettings(path string) (Settings, error) {
 	head := make([]byte, len(magic)+frameHeader+MaxRecordSize)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return Settings{}, fmt.Errorf("journal %s: read: %w", path, plainErr(err))
+		return Settings{}, fmt.Errorf("journal %s: %w", path, plainErr(err))
 	}
 	s, _, err := parseHeader(head[:n])
 	if ce, ok := err.(*CorruptError); ok {

@@ -46,11 +46,10 @@ func TestUniqueListing(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
 			t.Fatalf("n=%d: exit %d: %s", n, code, stderr.String())
 		}
-		// --json puts the result object after the listing on stdout.
-		out := stdout.String()
-		listing := out[:strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1]
-		if !strings.Contains(out[len(listing):], `"unique":`+strconv.Itoa(fundamental[n])) {
-			t.Errorf("n=%d: result %q, want unique %d", n, out[len(listing):], fundamental[n])
+		// The listing has stdout to itself; --json goes to stderr.
+		listing := stdout.String()
+		if !strings.Contains(stderr.String(), `"unique":`+strconv.Itoa(fundamental[n])) {
+			t.Errorf("n=%d: result %q, want unique %d", n, stderr.String(), fundamental[n])
 		}
 		sols := parseCols(t, listing)
 		if len(sols) != fundamental[n] {

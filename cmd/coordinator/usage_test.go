@@ -192,6 +192,13 @@ func TestResumeTakesThePlan(t *testing.T) {
 	} {
 		checkUsage(t, append([]string{"--resume", "--state", state}, tc.args...), tc.want)
 	}
+	listing := filepath.Join(dir, "n6.state")
+	if code, _, stderr := runCmd("--n", "6", "--workers", "1", "--solutions", filepath.Join(dir, "n6.txt"), "--state", listing, "--log-level", "off"); code != 0 {
+		t.Fatalf("listing run: exit %d: %s", code, stderr)
+	}
+	checkUsage(t, []string{"--resume", "--state", listing}, "--state "+listing+" holds a listing (kind all): resume it with the same --solutions, --png, --svg or --sheet flags")
+	checkUsage(t, []string{"--resume", "--state", listing, "--unique", "--solutions", "-"}, "--state "+listing+" holds a listing of kind all, these flags ask for kind unique (check --unique)")
+	checkUsage(t, []string{"--resume", "--state", dir}, "--resume: journal "+dir+": read: is a directory")
 	missing := filepath.Join(dir, "none.state")
 	checkUsage(t, []string{"--resume", "--state", missing}, "--resume: --state "+missing+" does not exist (start the job without --resume)")
 	checkUsage(t, []string{"--n", "8", "--resume", "--state", missing}, "--resume: --state "+missing+" does not exist (start the job without --resume)")
