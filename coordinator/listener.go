@@ -82,8 +82,7 @@ type guard struct {
 
 	mu       sync.Mutex            // guards every field below and the guardConns' fields
 	conns    map[string]*guardConn // open connections by remote address
-	perAddr  map[string]int        // unjoined connections by addrKey
-	unjoined *list.List            // of *guardConn, oldest first
+	unjoined unjoinedSet
 	closed   bool
 	stats    connStats // since the last log line
 	refusals int       // connections refused or closed before joining, in all
@@ -103,7 +102,7 @@ type guardConn struct {
 	key    string // addrKey
 
 	// Guarded by g.mu.
-	elem       *list.Element // in g.unjoined; nil once joined or gone
+	elem       *list.Element // in its address's list in g.unjoined; nil once joined or gone
 	gone       bool          // closed, or pushed out
 	active     int           // RPCs in flight
 	lastActive time.Time     // when the last RPC ended, or the accept
@@ -113,7 +112,7 @@ type guardConn struct {
 
 func newGuard(lis net.Listener, lim connLimits, log hclog.Logger) *guard {
 	g := &guard{Listener: lis, lim: lim, log: log, conns: make(map[string]*guardConn),
-		perAddr: make(map[string]int), unjoined: list.New()}
+		unjoined: unjoinedSet{addrs: make(map[string]*addrConns)}}
 	if lim.made != nil {
 		lim.made(g)
 	}
@@ -132,7 +131,7 @@ func (g *guard) refused() int {
 func (g *guard) counts() (open, unjoined int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return len(g.conns), g.unjoined.Len()
+	return len(g.conns), g.unjoined.n
 }
 
 // serverOptions are the gRPC server options the guard needs: the short
@@ -161,7 +160,9 @@ func (g *guard) Accept() (net.Conn, error) {
 
 // admit registers c, or closes it and returns nil: over the per-address
 // cap, or every connection taken by joined workers. When the total is
-// reached, the oldest unjoined connection is closed to make room.
+// reached, the oldest unjoined connection of the address that holds the
+// most is closed to make room: a lone worker is pushed out only by a
+// flood from as many addresses as there are places.
 func (g *guard) admit(c net.Conn) *guardConn {
 	remote := c.RemoteAddr()
 	key, loop := addrKey(remote)
@@ -186,21 +187,19 @@ func (g *guard) admit(c net.Conn) *guardConn {
 		g.mu.Unlock()
 		c.Close()
 		return nil
-	case g.perAddr[key] >= limit:
+	case g.unjoined.count(key) >= limit:
 		return refuse(&g.stats.perAddr)
 	case len(g.conns) >= g.lim.total:
-		front := g.unjoined.Front()
-		if front == nil {
+		victim = g.unjoined.heaviestOldest()
+		if victim == nil {
 			return refuse(&g.stats.full)
 		}
-		victim = front.Value.(*guardConn)
 		g.dropLocked(victim)
 		g.stats.evicted++
 	}
 	gc := &guardConn{Conn: c, g: g, remote: remote.String(), key: key, lastActive: time.Now()}
-	gc.elem = g.unjoined.PushBack(gc)
+	g.unjoined.add(gc)
 	g.conns[gc.remote] = gc
-	g.perAddr[key]++
 	gc.timer = time.AfterFunc(g.lim.idle, gc.checkIdle)
 	g.logLocked()
 	g.mu.Unlock()
@@ -217,13 +216,7 @@ func (g *guard) dropLocked(gc *guardConn) {
 	}
 	gc.gone = true
 	gc.timer.Stop()
-	if gc.elem != nil {
-		g.unjoined.Remove(gc.elem)
-		gc.elem = nil
-		if g.perAddr[gc.key]--; g.perAddr[gc.key] <= 0 {
-			delete(g.perAddr, gc.key)
-		}
-	}
+	g.unjoined.remove(gc)
 	delete(g.conns, gc.remote)
 }
 
@@ -237,7 +230,7 @@ func (g *guard) logLocked() {
 	g.log.Warn("connections refused or closed before joining",
 		"over_address_cap", g.stats.perAddr, "all_taken", g.stats.full,
 		"pushed_out", g.stats.evicted, "idle", g.stats.idle,
-		"open", len(g.conns), "unjoined", g.unjoined.Len())
+		"open", len(g.conns), "unjoined", g.unjoined.n)
 	g.stats, g.lastLog = connStats{}, time.Now()
 }
 
@@ -318,12 +311,8 @@ func (g *guard) rpcEnded(gc *guardConn, joined bool) {
 	gc.active--
 	gc.lastActive = time.Now()
 	if joined && gc.elem != nil && !gc.gone {
-		g.unjoined.Remove(gc.elem)
-		gc.elem = nil
+		g.unjoined.remove(gc)
 		gc.timer.Stop()
-		if g.perAddr[gc.key]--; g.perAddr[gc.key] <= 0 {
-			delete(g.perAddr, gc.key)
-		}
 	}
 }
 
@@ -341,6 +330,83 @@ func (g *guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInf
 	err := handler(srv, ss)
 	g.rpcEnded(gc, false)
 	return err
+}
+
+// unjoinedSet holds the connections that have not joined, by address,
+// oldest first, and finds the address that holds the most in O(1).
+type unjoinedSet struct {
+	addrs   map[string]*addrConns
+	byCount []map[*addrConns]struct{} // byCount[k]: the addresses with k connections
+	most    int                       // the largest k with byCount[k] not empty, or 0
+	n       int                       // connections in all
+}
+
+// addrConns are one address's unjoined connections, oldest first.
+type addrConns struct {
+	key   string
+	conns list.List // of *guardConn
+}
+
+func (u *unjoinedSet) count(key string) int {
+	if a := u.addrs[key]; a != nil {
+		return a.conns.Len()
+	}
+	return 0
+}
+
+// move files a under its count after it changed from was.
+func (u *unjoinedSet) move(a *addrConns, was int) {
+	if was > 0 {
+		delete(u.byCount[was], a)
+	}
+	now := a.conns.Len()
+	if now == 0 {
+		delete(u.addrs, a.key)
+	} else {
+		for len(u.byCount) <= now {
+			u.byCount = append(u.byCount, make(map[*addrConns]struct{}))
+		}
+		u.byCount[now][a] = struct{}{}
+	}
+	u.most = max(u.most, now)
+	for u.most > 0 && len(u.byCount[u.most]) == 0 {
+		u.most--
+	}
+}
+
+func (u *unjoinedSet) add(gc *guardConn) {
+	a := u.addrs[gc.key]
+	if a == nil {
+		a = &addrConns{key: gc.key}
+		u.addrs[gc.key] = a
+	}
+	gc.elem = a.conns.PushBack(gc)
+	u.n++
+	u.move(a, a.conns.Len()-1)
+}
+
+// remove takes gc out if it is in; it can be called twice.
+func (u *unjoinedSet) remove(gc *guardConn) {
+	if gc.elem == nil {
+		return
+	}
+	a := u.addrs[gc.key]
+	a.conns.Remove(gc.elem)
+	gc.elem = nil
+	u.n--
+	u.move(a, a.conns.Len()+1)
+}
+
+// heaviestOldest returns the oldest connection of an address with the
+// most connections, or nil when the set is empty.
+func (u *unjoinedSet) heaviestOldest() *guardConn {
+	if u.n == 0 {
+		return nil
+	}
+	for a := range u.byCount[u.most] {
+		return a.conns.Front().Value.(*guardConn)
+	}
+	return nil
 }
 
 // addrKey is what the per-address cap counts by: the IP of an IPv4 peer,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -317,6 +318,60 @@ func TestIdleFloodDoesNotLockOutWorkersLong(t *testing.T) {
 	checkFloodJoin(t, lim, 61, maxPreAuthPerAddr, 2*maxPreAuthPerAddr, 16)
 }
 
+// TestReconnectingFlood: attackers from a dozen addresses re-open every
+// connection the server closes, so the places stay taken; a real worker
+// still joins and the count is exact, because room is made at the
+// expense of the addresses that hold the most.
+func TestReconnectingFlood(t *testing.T) {
+	checkLeaks(t)
+	raiseFDLimit(t, 2000)
+	cfg := testConfig(11, 0)
+	lim := connLimits{total: 150, perAddr: 20, handshake: time.Minute, idle: time.Minute}
+	var g *guard
+	lim.made = func(made *guard) { g = made }
+	cfg.testConns = &lim
+	r := startJob(t, context.Background(), cfg)
+	stop := make(chan struct{})
+	var attackers sync.WaitGroup
+	for _, a := range floodAddrs(t, 12) {
+		for range lim.perAddr {
+			attackers.Add(1)
+			go func() {
+				defer attackers.Done()
+				d := net.Dialer{LocalAddr: a, Timeout: time.Second}
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					c, err := d.Dial("tcp", r.addr)
+					if err != nil {
+						time.Sleep(10 * time.Millisecond)
+						continue
+					}
+					c.SetReadDeadline(time.Now().Add(eventTimeout))
+					go func() { <-stop; c.Close() }()
+					io.Copy(io.Discard, c) // until the server closes it
+					c.Close()
+				}
+			}()
+		}
+	}
+	defer func() { close(stop); attackers.Wait() }()
+	waitFor(t, "the places taken", func() bool { open, _ := g.counts(); return open == lim.total })
+	start := time.Now()
+	wait := startWorkers(context.Background(), r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 11)
+	t.Logf("a worker joined and counted N=11 in %v under the flood (%d connections refused or pushed out)", time.Since(start).Round(time.Millisecond), g.refused())
+	for _, err := range wait() {
+		if err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	}
+}
+
 // TestAddrKey: IPv4 peers count by address, IPv6 ones by /64.
 func TestAddrKey(t *testing.T) {
 	for _, tc := range []struct {
@@ -353,5 +408,41 @@ func TestEmbeddedWorkersOverTheCap(t *testing.T) {
 	checkTotal(t, s, err, 9)
 	if g == nil || g.refused() != 0 {
 		t.Errorf("the guard refused %d connections of embedded workers, want 0", g.refused())
+	}
+}
+
+// TestUnjoinedSet: the connection pushed out is the oldest of an address
+// holding the most, and the counts follow adds and removes.
+func TestUnjoinedSet(t *testing.T) {
+	u := unjoinedSet{addrs: make(map[string]*addrConns)}
+	if u.heaviestOldest() != nil {
+		t.Fatal("heaviestOldest of an empty set is not nil")
+	}
+	for i, key := range []string{"a", "b", "a", "c", "a", "c"} {
+		u.add(&guardConn{key: key, remote: fmt.Sprint(i)})
+	}
+	for _, step := range []struct {
+		want string // remote of the connection to push out
+		n    int
+	}{{"0", 6}, {"", 5}, {"", 4}, {"", 3}, {"", 2}, {"", 1}} {
+		got := u.heaviestOldest()
+		if step.want != "" && got.remote != step.want {
+			t.Errorf("heaviestOldest = %s, want %s", got.remote, step.want)
+		}
+		if u.n != step.n {
+			t.Errorf("n = %d, want %d", u.n, step.n)
+		}
+		most := 0
+		for _, a := range u.addrs {
+			most = max(most, a.conns.Len())
+		}
+		if c := u.count(got.key); c != most {
+			t.Errorf("pushed out a connection of %s, which holds %d; the most is %d", got.key, c, most)
+		}
+		u.remove(got)
+		u.remove(got) // twice is harmless
+	}
+	if u.n != 0 || len(u.addrs) != 0 || u.heaviestOldest() != nil {
+		t.Errorf("after removing all: n=%d, %d addresses", u.n, len(u.addrs))
 	}
 }
