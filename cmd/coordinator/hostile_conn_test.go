@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os/exec"
 	"syscall"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
 // exitSlack is what the real coordinator may take beyond its drain
@@ -60,4 +65,36 @@ func TestIdleConnectionExit(t *testing.T) {
 		}
 		waitProc(w)
 	})
+}
+
+// TestSecondSignal: while shutdown waits for an open stream (a health
+// Watch here, which GracefulStop waits for until --drain-timeout), a
+// second SIGTERM ends the process at once.
+func TestSecondSignal(t *testing.T) {
+	coordBin, _ := binaries(t)
+	coord, logs, _, addr := startCoordinator(t, coordBin, nil, "--n", "18", "--workers", "0", "--drain-timeout", "1m")
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	watch, err := healthpb.NewHealthClient(conn).Watch(context.Background(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watch.Recv(); err != nil {
+		t.Fatalf("health watch: %v", err)
+	}
+	coord.Process.Signal(syscall.SIGTERM)
+	time.Sleep(300 * time.Millisecond) // shutdown under way, waiting for the stream
+	coord.Process.Signal(syscall.SIGTERM)
+	second := time.Now()
+	err = waitProcFor(coord, 10*time.Second)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("coordinator after a second SIGTERM: %v, want it ended\n%s", err, logs)
+	}
+	if d := time.Since(second); d > exitSlack {
+		t.Errorf("coordinator ended %v after the second SIGTERM, want at once", d.Round(time.Millisecond))
+	}
 }
