@@ -238,7 +238,8 @@ func checkDurations(cfg coordinator.Config, given map[string]bool) error {
 // firstExcludes are the flags of a cluster run, meaningless with --first
 // (one solution, found on this machine without workers or a journal).
 var firstExcludes = []string{"workers", "listen", "depth", "lease", "heartbeat", "max-attempts", "drain-timeout",
-	"verify-fraction", "max-message-rate", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit"}
+	"verify-fraction", "max-message-rate", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
+	"progress"}
 
 // checkCombinations refuses flags that mean nothing with the others given,
 // naming the conflict, instead of ignoring them.
@@ -252,7 +253,7 @@ func checkCombinations(cfg coordinator.Config, lo logOptions) error {
 				return fmt.Errorf("--%s does not apply to --first, which finds one solution on this machine", name)
 			}
 		}
-		for _, name := range []string{"k", "seed"} {
+		for _, name := range []string{"k", "seed", "progress-interval"} {
 			if given[name] && cfg.Method != "lasvegas" {
 				return fmt.Errorf("--%s applies to --method lasvegas, not --method %s", name, cfg.Method)
 			}
@@ -272,6 +273,8 @@ func checkCombinations(cfg coordinator.Config, lo logOptions) error {
 		return errors.New("--format is the text format of --solutions: add --solutions PATH")
 	case given["limit"] && !pictures:
 		return errors.New("--limit caps pictures: add --png, --svg or --sheet")
+	case given["limit"] && cfg.Limit < 1:
+		return fmt.Errorf("--limit %d must be at least 1", cfg.Limit)
 	case lo.resume && lo.state == "":
 		return errors.New("--resume needs --state FILE")
 	case given["progress-interval"] && (cfg.Progress == coordinator.ProgressOff || cfg.Progress == coordinator.ProgressBar):

@@ -92,6 +92,9 @@ func TestConflictingFlags(t *testing.T) {
 		{[]string{"--limit", "5"}, "--limit caps pictures: add --png, --svg or --sheet"},
 		{[]string{"--limit", "5", "--solutions", "-"}, "--limit caps pictures: add --png, --svg or --sheet"},
 		{[]string{"--resume"}, "--resume needs --state FILE"},
+		{[]string{"--png", dir, "--limit", "0"}, "--limit 0 must be at least 1"},
+		{[]string{"--first", "--progress", "log"}, "--progress does not apply to --first, which finds one solution on this machine"},
+		{[]string{"--first", "--progress-interval", "1s"}, "--progress-interval applies to --method lasvegas, not --method constructive"},
 		{[]string{"--progress", "off", "--progress-interval", "1s"}, "--progress-interval is the period of progress log lines: it does not apply to --progress off or bar"},
 		{[]string{"--progress", "bar", "--progress-interval", "1s"}, "--progress-interval is the period of progress log lines: it does not apply to --progress off or bar"},
 	} {
@@ -104,7 +107,7 @@ func TestConflictingFlags(t *testing.T) {
 func TestMeaningfulFlagsStillWork(t *testing.T) {
 	for _, args := range [][]string{
 		{"--n", "6", "--first", "--format", "board"}, // --first writes to stdout without an output
-		{"--n", "12", "--first", "--method", "lasvegas", "--k", "auto", "--seed", "3"},
+		{"--n", "12", "--first", "--method", "lasvegas", "--k", "auto", "--seed", "3", "--progress-interval", "1s"},
 		{"--n", "6", "--workers", "1", "--solutions", "-", "--format", "coords"},
 		{"--n", "6", "--workers", "1", "--unique", "--solutions", "-"},
 		{"--n", "6", "--workers", "1", "--progress", "log", "--progress-interval", "1s", "--lease", "100ms", "--heartbeat", "40ms"},
