@@ -177,9 +177,6 @@ func (g *guard) admit(c net.Conn) *guardConn {
 		g.logLocked()
 		g.mu.Unlock()
 		c.Close()
-		if victim != nil {
-			victim.Conn.Close()
-		}
 		return nil
 	}
 	switch {
