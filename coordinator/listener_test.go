@@ -14,6 +14,15 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/net/http2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/nqueens/nqueens/auth"
+	"github.com/nqueens/nqueens/auth/authtest"
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/worker"
 )
 
 var long = flag.Bool("long", false, "also run the long variants (thousands of connections)")
@@ -445,4 +454,76 @@ func TestUnjoinedSet(t *testing.T) {
 	if u.n != 0 || len(u.addrs) != 0 || u.heaviestOldest() != nil {
 		t.Errorf("after removing all: n=%d, %d addresses", u.n, len(u.addrs))
 	}
+}
+
+// TestJoinedOverTLSWithToken: over mutual TLS with a token, a Join with
+// the token marks its connection joined (it stays open beyond the idle
+// time), one with a wrong token does not (it is closed after it).
+func TestJoinedOverTLSWithToken(t *testing.T) {
+	checkLeaks(t)
+	dir := t.TempDir()
+	ca, err := authtest.NewCA("test ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile, err := ca.WriteCA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key, err := ca.Issue(dir, "coordinator", "127.0.0.1", "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wcert, wkey, err := ca.Issue(dir, "worker", "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := auth.NewToken("s3cret-token")
+	cfg := testConfig(10, 0)
+	cfg.ServerOptions, err = auth.Config{Token: token, CertFile: cert, KeyFile: key, CAFile: caFile}.ServerOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := cfg.connLimits()
+	lim.idle = 300 * time.Millisecond
+	var g *guard
+	lim.made = func(made *guard) { g = made }
+	cfg.testConns = &lim
+	r := startJob(t, context.Background(), cfg)
+	client := func(tok string) (*grpc.ClientConn, []grpc.DialOption) {
+		t.Helper()
+		opts, err := auth.Config{Token: auth.NewToken(tok), CertFile: wcert, KeyFile: wkey, CAFile: caFile, ServerName: "localhost"}.DialOptions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := grpc.NewClient(r.addr, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn, opts
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	join := &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version, Name: "probe"}
+	bad, _ := client("wrong-token")
+	if _, err := nqueenspb.NewCoordinatorServiceClient(bad).Join(ctx, join); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("Join with a wrong token = %v, want Unauthenticated", err)
+	}
+	good, opts := client(token.Reveal())
+	if _, err := nqueenspb.NewCoordinatorServiceClient(good).Join(ctx, join); err != nil {
+		t.Fatalf("Join with the token: %v", err)
+	}
+	waitFor(t, "the wrong token's connection closed", func() bool { open, unjoined := g.counts(); return open == 1 && unjoined == 0 })
+	time.Sleep(2 * lim.idle)
+	if open, unjoined := g.counts(); open != 1 || unjoined != 0 {
+		t.Errorf("after twice the idle time: %d open, %d unjoined; want the joined connection alone", open, unjoined)
+	}
+	good.Close()
+	err = worker.Run(ctx, worker.Config{Join: r.addr, Slots: 1, Name: "tls", JoinTimeout: workerJoinTimeout, DialOptions: opts}, hclog.NewNullLogger())
+	if err != nil {
+		t.Errorf("worker over mutual TLS: %v", err)
+	}
+	s, err := r.wait(t)
+	checkTotal(t, s, err, 10)
 }
