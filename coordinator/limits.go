@@ -49,10 +49,11 @@ const (
 	// (FailedPrecondition) and joins again.
 	attachTimeout = 5 * time.Second
 	// maxConnections bounds the open TCP connections: every joined worker
-	// (maxSessions) with room for health probes and Joins in flight.
-	// Connections beyond it wait in the kernel's accept queue until one
-	// closes, so a flood of idle connections cannot use up the
-	// coordinator's file descriptors and memory.
+	// (maxSessions) with room for health probes and Joins in flight, so a
+	// flood of connections cannot use up the coordinator's file
+	// descriptors and memory. A connection beyond it pushes out the oldest
+	// one that has not joined (listener.go), so idle connections cannot
+	// lock workers out either.
 	maxConnections = maxSessions + 256
 	// maxSlots bounds JoinRequest.slots and --workers: more than any
 	// machine has cores.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -146,11 +145,9 @@ func (j *Job) prepare() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	conns := maxConnections
-	if cfg.maxConns > 0 {
-		conns = cfg.maxConns
-	}
-	j.lis = netutil.LimitListener(lis, conns)
+	guard := newGuard(lis, cfg.connLimits(), j.log.Named("listener")) // listener.go
+	j.cfg.ServerOptions = append(guard.serverOptions(), cfg.ServerOptions...)
+	j.lis = guard
 	j.svc = newService(j.sched, j.log.Named("server"), cfg.Heartbeat, j.pub)
 	logListen := j.log.Info // remote workers need the address
 	if j.quietListen {

@@ -32,6 +32,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal drains; a second one ends the process at once
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -52,6 +56,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if logOpts.trace.path != "" || logOpts.trace.capped() {
 		return runTrace(opts.N, logOpts.trace, stdout, stderr)
+	}
+	if logOpts.resume {
+		if err := resumeFrom(&opts, logOpts); err != nil {
+			fmt.Fprintf(stderr, "coordinator: %v\n", err)
+			return 2
+		}
 	}
 	opts.Stdout, opts.Stderr = stdout, stderr
 	log := newLogger(logOpts, stderr)
