@@ -24,7 +24,6 @@ import (
 	"github.com/nqueens/nqueens/worker"
 )
 
-
 // Named timeouts of the connection tests.
 const (
 	// peerCloseWait is how long closedByPeer waits for an EOF: the server
