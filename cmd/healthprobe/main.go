@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/nqueens/nqueens/internal/cli"
 )
 
 // Exit statuses, as DESIGN.md §4 defines them for every nqueens binary.
@@ -25,7 +27,7 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // config holds the parsed flags.
@@ -39,8 +41,9 @@ type config struct {
 	serverName string
 }
 
-// parse reads the flags; errors are usage errors.
-func parse(args []string, stderr io.Writer) (config, error) {
+// parse reads the flags; errors are usage errors. --version prints on
+// stdout and returns cli.ErrVersion (an flag.ErrHelp).
+func parse(args []string, stdout, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("healthprobe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -58,8 +61,12 @@ func parse(args []string, stderr io.Writer) (config, error) {
 			"Calls grpc.health.v1 Check; exits 0 when SERVING, 1 otherwise, 2 on bad usage.\n\n")
 		fs.PrintDefaults()
 	}
+	version := cli.AddVersion(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if version.Show(stdout) {
+		return c, cli.ErrVersion
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -77,8 +84,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 }
 
 // run is main without os.Exit, so tests can call it.
-func run(args []string, stderr io.Writer) int {
-	c, err := parse(args, stderr)
+func run(args []string, stdout, stderr io.Writer) int {
+	c, err := parse(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitServing
 	}

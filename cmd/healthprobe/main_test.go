@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -77,7 +78,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			got := run(tt.args, &stderr)
+			got := run(tt.args, io.Discard, &stderr)
 			if got != tt.want {
 				t.Errorf("run(%q) = %d, want %d; stderr: %s", tt.args, got, tt.want, stderr.String())
 			}
@@ -112,7 +113,7 @@ func TestRunTimeout(t *testing.T) {
 		}
 	}()
 	var stderr bytes.Buffer
-	if got := run([]string{"--addr", lis.Addr().String(), "--timeout", "300ms"}, &stderr); got != 1 {
+	if got := run([]string{"--addr", lis.Addr().String(), "--timeout", "300ms"}, io.Discard, &stderr); got != 1 {
 		t.Fatalf("run against a silent server = %d, want 1", got)
 	}
 	if !strings.Contains(stderr.String(), "DeadlineExceeded") {
@@ -130,15 +131,15 @@ func TestRunTLS(t *testing.T) {
 	addr := startHealthServer(t, grpc.Creds(credentials.NewServerTLSFromCert(&serverCert)))
 
 	var stderr bytes.Buffer
-	if got := run([]string{"--addr", addr, "--tls-ca", caFile}, &stderr); got != 0 {
+	if got := run([]string{"--addr", addr, "--tls-ca", caFile}, io.Discard, &stderr); got != 0 {
 		t.Errorf("run with the right CA = %d, want 0; stderr: %s", got, stderr.String())
 	}
 	stderr.Reset()
-	if got := run([]string{"--addr", addr}, &stderr); got != 1 {
+	if got := run([]string{"--addr", addr}, io.Discard, &stderr); got != 1 {
 		t.Errorf("plaintext probe of a TLS server = %d, want 1", got)
 	}
 	stderr.Reset()
-	if got := run([]string{"--addr", addr, "--tls-ca", caFile, "--tls-server-name", "other.example"}, &stderr); got != 1 {
+	if got := run([]string{"--addr", addr, "--tls-ca", caFile, "--tls-server-name", "other.example"}, io.Discard, &stderr); got != 1 {
 		t.Errorf("run with a wrong server name = %d, want 1", got)
 	}
 }
