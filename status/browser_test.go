@@ -85,7 +85,7 @@ func colours(t *testing.T, b []byte) int {
 
 // pageText is the text of the element with id, as the page shows it.
 func pageText(ctx context.Context, id string) string {
-	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById(` + strconv.Quote(id) + `).textContent`))
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById(`+strconv.Quote(id)+`).textContent`))
 	return s
 }
 

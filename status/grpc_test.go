@@ -20,7 +20,9 @@ import (
 )
 
 // panickyHealth panics on Check: a handler bug.
-type panickyHealth struct{ healthpb.UnimplementedHealthServer }
+type panickyHealth struct {
+	healthpb.UnimplementedHealthServer
+}
 
 func (panickyHealth) Check(context.Context, *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
 	panic("boom")
