@@ -220,6 +220,30 @@ func TestProgressOnTerminal(t *testing.T) {
 	if !strings.Contains(final, "HELPER-EXITED") {
 		t.Fatalf("the helper did not end in 30s; screen:\n%s", final)
 	}
+	checkScreens(t, screens)
+	// At the end: every log line in order, the bar gone, the answer last.
+	var logs []string
+	for _, line := range strings.Split(final, "\n") {
+		if i := strings.Index(line, "logline-"); i >= 0 {
+			logs = append(logs, line[i:])
+		}
+		if strings.Contains(line, "nodes/s") {
+			t.Errorf("the bar is still on the screen after the end: %q", line)
+		}
+	}
+	want := []string{"logline-01", "logline-02", "logline-03", "logline-04", "logline-05", "logline-06", "logline-07", "logline-08", "logline-09", "logline-10", "logline-final"}
+	if strings.Join(logs, ",") != strings.Join(want, ",") {
+		t.Errorf("log lines on the screen %v, want %v; screen:\n%s", logs, want, final)
+	}
+	if i, j := strings.Index(final, "logline-final"), strings.Index(final, "N=15: 2279184 solutions"); j < i || i < 0 {
+		t.Errorf("the answer is not below the log lines; screen:\n%s", final)
+	}
+}
+
+// checkScreens wants, on every screen, log lines and the bar on lines of
+// their own, at most one bar, below every log line; and a bar on one.
+func checkScreens(t *testing.T, screens []string) {
+	t.Helper()
 	sawBar := false
 	for _, screen := range screens {
 		lastLog, bar, bars := -1, -1, 0
@@ -244,23 +268,6 @@ func TestProgressOnTerminal(t *testing.T) {
 		}
 	}
 	if !sawBar {
-		t.Errorf("no capture showed the bar; last screen:\n%s", final)
-	}
-	// At the end: every log line in order, the bar gone, the answer last.
-	var logs []string
-	for _, line := range strings.Split(final, "\n") {
-		if i := strings.Index(line, "logline-"); i >= 0 {
-			logs = append(logs, line[i:])
-		}
-		if strings.Contains(line, "nodes/s") {
-			t.Errorf("the bar is still on the screen after the end: %q", line)
-		}
-	}
-	want := []string{"logline-01", "logline-02", "logline-03", "logline-04", "logline-05", "logline-06", "logline-07", "logline-08", "logline-09", "logline-10", "logline-final"}
-	if strings.Join(logs, ",") != strings.Join(want, ",") {
-		t.Errorf("log lines on the screen %v, want %v; screen:\n%s", logs, want, final)
-	}
-	if i, j := strings.Index(final, "logline-final"), strings.Index(final, "N=15: 2279184 solutions"); j < i || i < 0 {
-		t.Errorf("the answer is not below the log lines; screen:\n%s", final)
+		t.Errorf("no capture showed the bar; last screen:\n%s", screens[len(screens)-1])
 	}
 }
