@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Sentinel errors. Test for them with errors.Is; the wrapped messages add the
@@ -167,7 +168,8 @@ type Journal struct {
 	seen    map[int]uint64      // committed task index -> its worker key
 	bad     map[uint64]struct{} // distrusted workers
 	buf     []byte
-	failed  error // sticky: set when a write or fsync failed
+	failed  error               // sticky: set when a write or fsync failed
+	onSync  func(time.Duration) // ObserveSync's observer, or nil
 }
 
 // Create starts a new journal at path holding s, durably (written to a
@@ -481,9 +483,13 @@ func (j *Journal) syncLocked() error {
 			continue
 		}
 		j.syncing = true
-		target, f := j.off, j.f
+		target, f, obs := j.off, j.f, j.onSync
 		j.mu.Unlock()
+		t0 := time.Now()
 		err := f.Sync()
+		if obs != nil {
+			obs(time.Since(t0))
+		}
 		j.mu.Lock()
 		j.syncing = false
 		if err != nil {
@@ -494,6 +500,15 @@ func (j *Journal) syncLocked() error {
 		j.cond.Broadcast()
 	}
 	return nil
+}
+
+// ObserveSync makes every later fsync of an Append or Distrust call f with
+// its duration (for a latency histogram); f runs outside the journal's
+// lock, on the appending goroutine, and must be quick. nil stops it.
+func (j *Journal) ObserveSync(f func(time.Duration)) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.onSync = f
 }
 
 // Len returns the number of committed tasks (replayed plus appended),

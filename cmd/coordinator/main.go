@@ -9,6 +9,7 @@
 //	coordinator --n 1000000 --first --solutions queens.txt
 //	coordinator study lasvegas --n 12:20 --trials 1000 --seed 1
 //	coordinator --n 4 --trace backtracking.gif   # film the plain backtracker (N ≤ 12)
+//	coordinator export --state job.state --format csv   # one row per committed task
 //
 // Exit status: 0 on success, 2 on bad usage (one line on stderr), 1 when
 // the run fails or is interrupted.
@@ -45,6 +46,9 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "study" {
 		return study.Main(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "export" {
+		return exportMain(args[1:], stdout, stderr)
 	}
 	opts, logOpts, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
