@@ -122,8 +122,8 @@ func (p *Progress) runLines(ctx context.Context, src Source, log hclog.Logger) {
 		if e.HasETA {
 			eta = FormatDuration(e.ETA)
 		}
-		log.Info("progress", "work_percent", fmt.Sprintf("%.1f", 100*e.Fraction),
-			"tasks_done", s.Summary.Committed, "tasks", s.Summary.Tasks, "solutions", s.Summary.Solutions,
+		log.Info("progress", "tasks_done", s.Summary.Committed, "tasks", s.Summary.Tasks,
+			"work_percent", fmt.Sprintf("%.1f", 100*e.Fraction), "solutions", s.Summary.Solutions,
 			"nodes_per_second", int64(e.NodesPerSec), "eta", eta, "workers", len(s.Workers))
 	}
 }

@@ -139,12 +139,19 @@ func TestProgressLines(t *testing.T) {
 	var out syncBuffer
 	p := NewProgress(&out, ProgressLines, 20*time.Millisecond)
 	log := hclog.New(&hclog.LoggerOptions{Output: p.Writer(), Level: hclog.Info})
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-	defer cancel()
-	p.Run(ctx, job, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); p.Run(ctx, job, log) }()
+	// Wait for three lines (a loaded machine may be slow), then stop.
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(out.String(), "\n") < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-ran
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) < 3 {
-		t.Fatalf("%d progress lines in 150ms at a 20ms interval, want several:\n%s", len(lines), out.String())
+		t.Fatalf("%d progress lines in 10s at a 20ms interval, want several:\n%s", len(lines), out.String())
 	}
 	for _, want := range []string{"progress:", "work_percent=25.0", "tasks_done=10", "eta=", "workers=2"} {
 		if !strings.Contains(lines[0], want) {

@@ -28,6 +28,9 @@ type logOptions struct {
 	state  string
 	resume bool
 	given  map[string]bool // the flags set on the command line
+	http   string          // --http: the status server's HOST:PORT ("" = off)
+	pprof  bool            // --pprof: /debug/pprof/ on the status server
+	token  auth.Token      // the join token, which the status server requires too
 	trace  traceOptions    // --trace and its caps (learn.go)
 }
 
@@ -128,6 +131,8 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", defaultProgressInterval, fmt.Sprintf("period of progress log lines (at least %v)", minProgressInterval))
 	ac.Token = auth.NewToken(os.Getenv("NQUEENS_TOKEN"))
 	fs.Var(&ac.Token, "token", "shared join `TOKEN` workers must present (default $NQUEENS_TOKEN; never logged)")
+	fs.StringVar(&lo.http, "http", "", "serve the dashboard, /metrics, /api/status and /healthz on `HOST:PORT` (off when empty; port 0 picks one; everything but /healthz needs the token when one is set)")
+	fs.BoolVar(&lo.pprof, "pprof", false, "also serve /debug/pprof/ on --http")
 	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE`")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
@@ -178,6 +183,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 		return cfg, lo, fmt.Errorf("--log-level %q: want trace, debug, info, warn, error or off", lo.level)
 	}
 	var err error
+	lo.token = ac.Token
 	if cfg.ServerOptions, err = ac.ServerOptions(); err != nil {
 		return cfg, lo, err
 	}
@@ -246,7 +252,7 @@ func checkDurations(cfg options, given map[string]bool) error {
 // (one solution, found on this machine without workers or a journal).
 var firstExcludes = []string{"workers", "listen", "depth", "lease", "heartbeat", "max-attempts", "drain-timeout",
 	"verify-fraction", "max-message-rate", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
-	"progress"}
+	"progress", "http", "pprof"}
 
 // checkCombinations refuses flags that mean nothing with the others given,
 // naming the conflict, instead of ignoring them.
@@ -282,6 +288,8 @@ func checkCombinations(cfg options, lo logOptions) error {
 		return errors.New("--limit caps pictures: add --png, --svg or --sheet")
 	case given["limit"] && cfg.Limit < 1:
 		return fmt.Errorf("--limit %d must be at least 1", cfg.Limit)
+	case lo.pprof && lo.http == "":
+		return errors.New("--pprof serves /debug/pprof/ on the status server: add --http HOST:PORT")
 	case lo.resume && lo.state == "":
 		return errors.New("--resume needs --state FILE")
 	case given["progress-interval"] && (cfg.Progress == progressOff || cfg.Progress == progressBar):

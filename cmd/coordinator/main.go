@@ -23,11 +23,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/journal"
+	"github.com/nqueens/nqueens/status"
 	"github.com/nqueens/nqueens/study"
 )
 
@@ -68,8 +71,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts.Stdout, opts.Stderr = stdout, stderr
-	log := newLogger(logOpts, stderr)
-	err = runJob(ctx, opts, logOpts, log)
+	prog := status.NewProgress(stderr, progressMode(opts, stderr), opts.ProgressInterval)
+	log := newLogger(logOpts, prog.Writer()) // log lines print above the bar
+	if opts.First {
+		_, err = runFirst(ctx, opts, log)
+	} else {
+		err = runJob(ctx, opts, logOpts, prog, log)
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -82,16 +90,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// runJob runs the job opts describe: one solution (--first), or a count or
-// a listing on the cluster, with its journal, progress and summary.
-func runJob(ctx context.Context, opts options, logOpts logOptions, log hclog.Logger) error {
-	if opts.First {
-		_, err := runFirst(ctx, opts, log)
-		return err
+// progressMode maps --progress onto status.Progress: a bar on a terminal
+// (auto) or when asked, log lines otherwise, or nothing.
+func progressMode(o options, stderr io.Writer) status.ProgressMode {
+	switch o.Progress {
+	case progressOff:
+		return status.ProgressOff
+	case progressBar:
+		return status.ProgressBar
+	case progressLog:
+		return status.ProgressLines
 	}
+	if status.IsTerminal(stderr) {
+		return status.ProgressBar
+	}
+	return status.ProgressLines
+}
+
+// statusLinger is how long the status server stays up after the job ends
+// (--http): a Prometheus that scrapes every few seconds sees the final
+// counts before the coordinator exits.
+const statusLinger = 3 * time.Second
+
+// runJob runs a count or a listing on the cluster, with its journal, its
+// status server, progress and summary.
+func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.Progress, log hclog.Logger) error {
+	reg := status.NewRegistry()
+	opts.ServerOptions = append(status.GRPCServerOptions(reg), opts.ServerOptions...)
 	var state *journal.Journal
 	if logOpts.state != "" {
-		opts.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, &state)
+		opts.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, status.JournalSyncObserver(reg), &state)
 	}
 	defer func() {
 		if state != nil {
@@ -108,15 +136,20 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, log hclog.Log
 		}
 		return err
 	}
-	stop := make(chan struct{})
-	progressDone := make(chan struct{})
-	go func() {
-		defer close(progressDone)
-		showProgress(job, opts, log, stop)
-	}()
+	stopHTTP, err := serveStatus(job, logOpts, reg, log)
+	if err != nil {
+		job.Close()
+		if opts.Sink != nil {
+			opts.Sink.Close(0)
+		}
+		return err
+	}
+	progCtx, stopProg := context.WithCancel(ctx)
+	progDone := make(chan struct{})
+	go func() { defer close(progDone); prog.Run(progCtx, job, log) }()
 	sum, err := job.Run(ctx)
-	close(stop)
-	<-progressDone
+	stopProg()
+	<-progDone // the bar is gone before the summary prints
 	if state != nil {
 		cerr := state.Close()
 		state = nil
@@ -127,5 +160,30 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, log hclog.Log
 	if perr := opts.printSummary(sum); perr != nil && err == nil {
 		err = perr
 	}
+	stopHTTP(ctx.Err() == nil)
 	return err
+}
+
+// serveStatus starts the status server of --http, if asked for; the
+// returned stop ends it, after statusLinger when linger is set.
+func serveStatus(job *coordinator.Job, lo logOptions, reg *prometheus.Registry, log hclog.Logger) (stop func(linger bool), err error) {
+	if lo.http == "" {
+		return func(bool) {}, nil
+	}
+	slog := log.Named("status")
+	h := status.NewHandler(job, status.Options{Registry: reg, Token: lo.token, Pprof: lo.pprof, Log: slog})
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, served, err := status.Serve(ctx, lo.http, h, slog)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("%w: --http %s: %v", coordinator.ErrUsage, lo.http, err)
+	}
+	slog.Info("status server listening", "addr", addr)
+	return func(linger bool) {
+		if linger {
+			time.Sleep(statusLinger)
+		}
+		cancel()
+		<-served
+	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -26,7 +27,7 @@ func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(work
 // replays the committed results for a resumed one. A journal of another
 // job, a corrupt one, or a fresh run over an existing file are usage
 // errors (exit 2). *opened receives the journal so main can close it.
-func stateOpener(path string, resume bool, log hclog.Logger, opened **journal.Journal) func(solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
+func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Duration), opened **journal.Journal) func(solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
 	return func(p solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
 		s := journal.Settings{
 			N: p.N, Depth: p.Depth, Kind: uint8(p.Kind), Fingerprint: p.Fingerprint(),
@@ -43,6 +44,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, opened **journal.Jo
 			if err != nil {
 				return nil, nil, fmt.Errorf("--state %s: %w", path, err)
 			}
+			j.ObserveSync(onSync)
 			*opened = j
 			return journalCommits{j}, nil, nil
 		}
@@ -65,6 +67,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, opened **journal.Jo
 			restored[r.Index] = solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}
 		}
 		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", len(p.Tasks))
+		j.ObserveSync(onSync)
 		*opened = j
 		return journalCommits{j}, restored, nil
 	}
