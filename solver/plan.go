@@ -26,6 +26,7 @@ type Plan struct {
 	N, Depth int
 	Kind     Kind
 	Tasks    []Task
+	Pins     Pins // the pinned queens of a KindPinned plan (NewPinnedPlan); nil otherwise
 }
 
 // maxExtraRows is how many free rows beyond the border placement a
@@ -103,9 +104,9 @@ func AutoDepth(n, slots int, kind Kind) int {
 	return best
 }
 
-// Fingerprint hashes N, Depth, Kind and Version: with a task's index it
-// forms the task id, so results from another plan or solver version are
-// never mistaken for this one's.
+// Fingerprint hashes N, Depth, Kind, Version and the pins (if any): with a
+// task's index it forms the task id, so results from another plan, pin set
+// or solver version are never mistaken for this one's.
 func (p Plan) Fingerprint() uint64 {
 	h := fnv.New64a()
 	var b [8 * 4]byte
@@ -114,5 +115,10 @@ func (p Plan) Fingerprint() uint64 {
 	binary.LittleEndian.PutUint64(b[16:], uint64(p.Kind))
 	binary.LittleEndian.PutUint64(b[24:], uint64(Version))
 	h.Write(b[:])
+	for _, pin := range p.Pins { // none for unpinned plans: their hashes stay as they were
+		binary.LittleEndian.PutUint64(b[0:], uint64(pin.Row))
+		binary.LittleEndian.PutUint64(b[8:], uint64(pin.Col))
+		h.Write(b[:16])
+	}
 	return h.Sum64()
 }

@@ -41,6 +41,8 @@ func (k Kind) String() string {
 		return "all"
 	case KindUnique:
 		return "unique"
+	case KindPinned:
+		return "pinned"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
