@@ -47,6 +47,13 @@ const (
 	TaskKind_TASK_KIND_ALL TaskKind = 2
 	// TASK_KIND_UNIQUE is no longer sent, as TASK_KIND_ALL.
 	TaskKind_TASK_KIND_UNIQUE TaskKind = 3
+	// TASK_KIND_PINNED counts the completions of the queens in
+	// Assign.pinned_columns below the prefix, a plain row prefix that holds
+	// the pins (solver.CountPinnedTask): every solution once, no symmetry, so
+	// unique is 0. With want_solutions the worker streams every completion
+	// whole (not class representatives), in lexicographic order
+	// (solver.ListPinnedTask); the coordinator lists them as they are.
+	TaskKind_TASK_KIND_PINNED TaskKind = 4
 )
 
 // Enum value maps for TaskKind.
@@ -56,12 +63,14 @@ var (
 		1: "TASK_KIND_COUNT",
 		2: "TASK_KIND_ALL",
 		3: "TASK_KIND_UNIQUE",
+		4: "TASK_KIND_PINNED",
 	}
 	TaskKind_value = map[string]int32{
 		"TASK_KIND_UNSPECIFIED": 0,
 		"TASK_KIND_COUNT":       1,
 		"TASK_KIND_ALL":         2,
 		"TASK_KIND_UNIQUE":      3,
+		"TASK_KIND_PINNED":      4,
 	}
 )
 
@@ -387,7 +396,11 @@ type Job struct {
 	// plan_fingerprint identifies the plan (see TaskId).
 	PlanFingerprint uint64 `protobuf:"fixed64,4,opt,name=plan_fingerprint,json=planFingerprint,proto3" json:"plan_fingerprint,omitempty"`
 	// tasks is the number of tasks in the plan.
-	Tasks         uint32 `protobuf:"varint,5,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	Tasks uint32 `protobuf:"varint,5,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	// pinned_columns are the queens a TASK_KIND_PINNED job pins, one entry
+	// per row (n entries): 0 for a free row, else the pin's 1-based column.
+	// Empty for other kinds. Assign carries them too.
+	PinnedColumns []uint32 `protobuf:"varint,6,rep,packed,name=pinned_columns,json=pinnedColumns,proto3" json:"pinned_columns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -455,6 +468,13 @@ func (x *Job) GetTasks() uint32 {
 		return x.Tasks
 	}
 	return 0
+}
+
+func (x *Job) GetPinnedColumns() []uint32 {
+	if x != nil {
+		return x.PinnedColumns
+	}
+	return nil
 }
 
 // WorkRequest is one message from a worker to the coordinator.
@@ -1076,7 +1096,8 @@ type Assign struct {
 	// kind is what to compute.
 	Kind TaskKind `protobuf:"varint,3,opt,name=kind,proto3,enum=nqueens.v1.TaskKind" json:"kind,omitempty"`
 	// prefix is the task's symmetry-reduced border placement and the columns
-	// of the queens of the first free rows (see solver.CountTask).
+	// of the queens of the first free rows (see solver.CountTask); for
+	// TASK_KIND_PINNED, the 0-based columns of the first rows.
 	Prefix []uint32 `protobuf:"varint,4,rep,packed,name=prefix,proto3" json:"prefix,omitempty"`
 	// want_solutions asks for SolutionBatch messages before the Result.
 	WantSolutions bool `protobuf:"varint,5,opt,name=want_solutions,json=wantSolutions,proto3" json:"want_solutions,omitempty"`
@@ -1086,7 +1107,11 @@ type Assign struct {
 	Deadline *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
 	// lease_id names this lease (one attempt at the task), unique within the
 	// job; heartbeats, batches, results and releases refer to it.
-	LeaseId       uint64 `protobuf:"varint,7,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	LeaseId uint64 `protobuf:"varint,7,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// pinned_columns are the pinned queens of a TASK_KIND_PINNED task, as in
+	// Job.pinned_columns (n entries, 0 = free row, else the 1-based column);
+	// a worker rejects a pinned task without them. Empty for other kinds.
+	PinnedColumns []uint32 `protobuf:"varint,8,rep,packed,name=pinned_columns,json=pinnedColumns,proto3" json:"pinned_columns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1168,6 +1193,13 @@ func (x *Assign) GetLeaseId() uint64 {
 		return x.LeaseId
 	}
 	return 0
+}
+
+func (x *Assign) GetPinnedColumns() []uint32 {
+	if x != nil {
+		return x.PinnedColumns
+	}
+	return nil
 }
 
 // Cancel takes a task back: its lease expired, another attempt was
@@ -1366,13 +1398,14 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12!\n" +
 	"\x03job\x18\x02 \x01(\v2\x0f.nqueens.v1.JobR\x03job\x12/\n" +
 	"\x05lease\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x05lease\x12H\n" +
-	"\x12heartbeat_interval\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval\"\x94\x01\n" +
+	"\x12heartbeat_interval\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval\"\xbb\x01\n" +
 	"\x03Job\x12\f\n" +
 	"\x01n\x18\x01 \x01(\rR\x01n\x12\x14\n" +
 	"\x05depth\x18\x02 \x01(\rR\x05depth\x12(\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x14.nqueens.v1.TaskKindR\x04kind\x12)\n" +
 	"\x10plan_fingerprint\x18\x04 \x01(\x06R\x0fplanFingerprint\x12\x14\n" +
-	"\x05tasks\x18\x05 \x01(\rR\x05tasks\"\x99\x02\n" +
+	"\x05tasks\x18\x05 \x01(\rR\x05tasks\x12%\n" +
+	"\x0epinned_columns\x18\x06 \x03(\rR\rpinnedColumns\"\x99\x02\n" +
 	"\vWorkRequest\x12)\n" +
 	"\x05ready\x18\x01 \x01(\v2\x11.nqueens.v1.ReadyH\x00R\x05ready\x125\n" +
 	"\theartbeat\x18\x02 \x01(\v2\x15.nqueens.v1.HeartbeatH\x00R\theartbeat\x12B\n" +
@@ -1406,7 +1439,7 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\x06cancel\x18\x02 \x01(\v2\x12.nqueens.v1.CancelH\x00R\x06cancel\x12#\n" +
 	"\x03ack\x18\x03 \x01(\v2\x0f.nqueens.v1.AckH\x00R\x03ack\x12)\n" +
 	"\x05drain\x18\x04 \x01(\v2\x11.nqueens.v1.DrainH\x00R\x05drainB\x05\n" +
-	"\x03msg\"\xff\x01\n" +
+	"\x03msg\"\xa6\x02\n" +
 	"\x06Assign\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\f\n" +
 	"\x01n\x18\x02 \x01(\rR\x01n\x12(\n" +
@@ -1414,7 +1447,8 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\x06prefix\x18\x04 \x03(\rR\x06prefix\x12%\n" +
 	"\x0ewant_solutions\x18\x05 \x01(\bR\rwantSolutions\x126\n" +
 	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x19\n" +
-	"\blease_id\x18\a \x01(\x04R\aleaseId\"h\n" +
+	"\blease_id\x18\a \x01(\x04R\aleaseId\x12%\n" +
+	"\x0epinned_columns\x18\b \x03(\rR\rpinnedColumns\"h\n" +
 	"\x06Cancel\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\x19\n" +
 	"\blease_id\x18\x03 \x01(\x04R\aleaseId\x12\x16\n" +
@@ -1431,12 +1465,13 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\x10OUTCOME_REJECTED\x10\x04\x12\x14\n" +
 	"\x10OUTCOME_VERIFIED\x10\x05\"\x1f\n" +
 	"\x05Drain\x12\x16\n" +
-	"\x06reason\x18\x01 \x01(\tR\x06reason*c\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason*y\n" +
 	"\bTaskKind\x12\x19\n" +
 	"\x15TASK_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fTASK_KIND_COUNT\x10\x01\x12\x11\n" +
 	"\rTASK_KIND_ALL\x10\x02\x12\x14\n" +
-	"\x10TASK_KIND_UNIQUE\x10\x032\x8e\x01\n" +
+	"\x10TASK_KIND_UNIQUE\x10\x03\x12\x14\n" +
+	"\x10TASK_KIND_PINNED\x10\x042\x8e\x01\n" +
 	"\x12CoordinatorService\x129\n" +
 	"\x04Join\x12\x17.nqueens.v1.JoinRequest\x1a\x18.nqueens.v1.JoinResponse\x12=\n" +
 	"\x04Work\x12\x17.nqueens.v1.WorkRequest\x1a\x18.nqueens.v1.WorkResponse(\x010\x01B7Z5github.com/nqueens/nqueens/proto/nqueens/v1;nqueenspbb\x06proto3"
