@@ -38,17 +38,18 @@ func runTask(ctx context.Context, a *nqueenspb.Assign, emit func(*nqueenspb.Solu
 	for i, c := range a.GetPrefix() {
 		prefix[i] = int(c)
 	}
-	if a.GetKind() != nqueenspb.TaskKind_TASK_KIND_COUNT {
-		res.Failure = fmt.Sprintf("unsupported task kind %v", a.GetKind())
+	task := solver.Task{Index: int(a.GetTaskId().GetIndex()), Prefix: prefix}
+	run, err := taskFuncs(a, n)
+	if err != nil {
+		res.Failure = err.Error()
 		return res
 	}
-	task := solver.Task{Index: int(a.GetTaskId().GetIndex()), Prefix: prefix}
 	if a.GetWantSolutions() {
-		if !list(ctx, a, n, task, res, emit) {
+		if !list(ctx, a, n, task, run.list, res, emit) {
 			return res
 		}
 	} else {
-		c, err := solver.CountTask(n, task)
+		c, err := run.count(n, task)
 		if err != nil {
 			res.Failure = err.Error()
 			return res
@@ -59,11 +60,42 @@ func runTask(ctx context.Context, a *nqueenspb.Assign, emit func(*nqueenspb.Solu
 	return res
 }
 
-// list streams the representative of every symmetry class of the task
-// (solver.ListTask) in batches, and sets the task's counts in res. It
-// reports false when it was stopped or the task could not be run (then
-// res.Failure says why).
-func list(ctx context.Context, a *nqueenspb.Assign, n int, task solver.Task, res *nqueenspb.Result, emit func(*nqueenspb.SolutionBatch) bool) bool {
+// taskFunc is how a task kind is counted and listed.
+type taskFunc struct {
+	count func(n int, t solver.Task) (solver.Counts, error)
+	list  func(n int, t solver.Task, yield func([]int) bool) (solver.Counts, error)
+}
+
+// taskFuncs returns the solver functions of the Assign's kind: CountTask
+// and ListTask (class representatives), or, for a pinned task, the
+// completions of its pins (every solution whole).
+func taskFuncs(a *nqueenspb.Assign, n int) (taskFunc, error) {
+	switch a.GetKind() {
+	case nqueenspb.TaskKind_TASK_KIND_COUNT:
+		return taskFunc{solver.CountTask, solver.ListTask}, nil
+	case nqueenspb.TaskKind_TASK_KIND_PINNED:
+		pins, err := solver.PinsFromColumns(n, a.GetPinnedColumns())
+		if err != nil {
+			return taskFunc{}, fmt.Errorf("pinned task: %w", err)
+		}
+		return taskFunc{
+			count: func(n int, t solver.Task) (solver.Counts, error) { return solver.CountPinnedTask(n, pins, t) },
+			list: func(n int, t solver.Task, yield func([]int) bool) (solver.Counts, error) {
+				return solver.ListPinnedTask(n, pins, t, yield)
+			},
+		}, nil
+	}
+	return taskFunc{}, fmt.Errorf("unsupported task kind %v", a.GetKind())
+}
+
+// list streams what listTask yields for the task (the representative of
+// every symmetry class for solver.ListTask, every completion for a pinned
+// task) in batches, and sets the task's counts in res. It reports false
+// when it was stopped or the task could not be run (then res.Failure says
+// why).
+func list(ctx context.Context, a *nqueenspb.Assign, n int, task solver.Task,
+	listTask func(int, solver.Task, func([]int) bool) (solver.Counts, error),
+	res *nqueenspb.Result, emit func(*nqueenspb.SolutionBatch) bool) bool {
 	buf := make([]byte, 0, BatchBytes+n)
 	var count, batchNo uint32
 	flush := func() bool {
@@ -76,7 +108,7 @@ func list(ctx context.Context, a *nqueenspb.Assign, n int, task solver.Task, res
 		return emit(b)
 	}
 	stopped, since := false, 0
-	c, err := solver.ListTask(n, task, func(cols []int) bool {
+	c, err := listTask(n, task, func(cols []int) bool {
 		buf = packed.Append(buf, cols)
 		count++
 		if len(buf) >= BatchBytes && !flush() {
