@@ -20,7 +20,9 @@
 // solutions of its class (solver.AppendClass, or packed.AppendClassKeys for
 // n <= 16) and adds them to a bucket sort on disk (buckets.go); once every
 // task is in, it writes the buckets in order to the Sink (as keys to a
-// NibbleSink, packed bytes to a PackedSink).
+// NibbleSink, packed bytes to a PackedSink). With Options.AsIs the workers
+// stream whole solutions (the completions of pinned queens), and Run adds
+// them as they are.
 //
 // Bounds (issue 12, D1): a spool holds a spill file only for a lease that
 // is streaming (opened on its first batch, removed when the lease ends in

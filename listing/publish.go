@@ -49,6 +49,10 @@ type Options struct {
 	N, Tasks int
 	// Unique lists the canonical solution of each class only.
 	Unique bool
+	// AsIs adds the spilled solutions as they are, without making their
+	// classes: for listings whose workers stream every solution (the
+	// completions of pinned queens). Unique is then ignored.
+	AsIs bool
 	// Sink receives the listing, in lexicographic order. If it is also a
 	// NibbleSink or a PackedSink, the faster method is used.
 	Sink Sink
@@ -272,6 +276,10 @@ func (p *Publisher) sortIn(path string) error {
 		if p.sorted.keyed {
 			keys = keys[:0]
 			for i := 0; i < got; i += n {
+				if p.opts.AsIs {
+					keys = append(keys, packed.Key(block[i:i+n]))
+					continue
+				}
 				keys = packed.AppendClassKeys(keys, block[i:i+n], p.opts.Unique)
 			}
 			p.keys = keys
@@ -281,7 +289,10 @@ func (p *Publisher) sortIn(path string) error {
 			continue
 		}
 		sols = sols[:0]
-		for i := 0; i < got; i += n {
+		for i := 0; i < got && p.opts.AsIs; i += n {
+			sols = append(sols, block[i:i+n]...)
+		}
+		for i := 0; i < got && !p.opts.AsIs; i += n {
 			sols = solver.AppendClass(sols, block[i:i+n], p.opts.Unique)
 		}
 		if err := p.sorted.add(sols); err != nil {
