@@ -20,10 +20,12 @@ var errBatch = errors.New("invalid solution batch")
 // A batchChecker is used by one goroutine at a time.
 type batchChecker struct {
 	n        int
-	list     *solver.ListChecker
+	list     solutionOrder
 	seq      uint32        // the seq the next batch must carry
 	streamed solver.Counts // accepted so far: Unique representatives, Total solutions in their classes
 	scratch  []int
+
+	whole bool // the task streams whole solutions, not classes: pinned queens (pins.go)
 }
 
 // newBatchChecker returns a checker for the representatives of the
@@ -54,8 +56,12 @@ func (b *batchChecker) check(seq, count uint32, sols []byte, emit func([]byte) e
 		if err := b.checkOne(sol); err != nil {
 			return fmt.Errorf("%w: batch %d solution %d: %w", errBatch, seq, i, err)
 		}
-		b.streamed.Unique++
-		b.streamed.Total += uint64(solver.ClassSize(b.scratch))
+		if b.whole {
+			b.streamed.Total++
+		} else {
+			b.streamed.Unique++
+			b.streamed.Total += uint64(solver.ClassSize(b.scratch))
+		}
 		if emit != nil {
 			if err := emit(sol); err != nil {
 				return err

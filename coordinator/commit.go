@@ -139,7 +139,7 @@ func (s *scheduler) invalidLocked(r report) string {
 	if r.failure != "" {
 		return r.failure
 	}
-	if reason := implausible(s.plan.N, r.counts, solver.Counts{}); reason != "" {
+	if reason := implausible(s.plan, r.counts, solver.Counts{}); reason != "" {
 		return reason
 	}
 	if !s.opt.Want {
@@ -156,19 +156,21 @@ func (s *scheduler) invalidLocked(r report) string {
 	return ""
 }
 
-// implausible says why the counts of one task of an n-board cannot be
-// right (issue 12, D8), or "" when they may be. A task counts each of its
+// implausible says why the counts of one task of plan p cannot be right
+// (issue 12, D8), or "" when they may be. A task counts each of its
 // solutions 8, 4 or 2 times (once per distinct image, n > 1), so its total
-// is even; it has at least as many solutions as fundamental ones; and with
+// is even (a pinned plan's counts each once: any total); it has at least
+// as many solutions as fundamental ones; and with
 // committed (the counts it would be added to: none for a fresh result, the
 // records restored so far for a journal's) it cannot exceed the whole
 // board's published counts (solver.Known). A count that passes is only
 // plausible: --verify-fraction checks the truth.
-func implausible(n int, c, committed solver.Counts) string {
+func implausible(p solver.Plan, c, committed solver.Counts) string {
+	n := p.N
 	if c.Unique > c.Total {
 		return fmt.Sprintf("unique %d exceeds total %d", c.Unique, c.Total)
 	}
-	if n > 1 && c.Total%2 != 0 {
+	if n > 1 && c.Total%2 != 0 && p.Kind != solver.KindPinned {
 		return fmt.Sprintf("total %d is odd: every solution of a task counts 2, 4 or 8 times", c.Total)
 	}
 	k, ok := solver.Known(n)
@@ -191,7 +193,7 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 	if index < 0 || index >= len(s.tasks) {
 		return fmt.Errorf("restore task %d: plan has %d tasks", index, len(s.tasks))
 	}
-	if reason := implausible(s.plan.N, c, s.committedLocked()); reason != "" {
+	if reason := implausible(s.plan, c, s.committedLocked()); reason != "" {
 		s.log.Warn("journal record dropped; the task is computed again", "task", index, "reason", reason)
 		return nil
 	}

@@ -75,6 +75,10 @@ type Config struct {
 	Depth  int  // prefix depth of the plan, or AutoDepth
 	Unique bool // fundamental solutions: a KindUnique plan (listed, with Sink)
 	Sink   Sink // receives every solution (or, with Unique, every fundamental one); nil: count only
+	// Pins, when not empty, asks for the completions of these queens only:
+	// the solutions that hold them all, counted (or listed) once each,
+	// without symmetry (a KindPinned plan; pins.go).
+	Pins solver.Pins
 
 	// Where it runs.
 	Workers int // embedded workers, one slot each; 0 = remote workers only
@@ -137,6 +141,8 @@ func NewConfig(n int) Config {
 // kind is the plan kind the run needs.
 func (c Config) kind() solver.Kind {
 	switch {
+	case c.pinned():
+		return solver.KindPinned
 	case c.Unique:
 		return solver.KindUnique
 	case c.Sink != nil:
@@ -154,6 +160,9 @@ func (c Config) Validate() error {
 		if maxd := solver.MaxDepth(c.N, c.kind()); c.Depth < 0 || c.Depth > maxd {
 			return fieldErr("Depth", "%d out of range: for n=%d it must be 0..%d", c.Depth, c.N, maxd)
 		}
+	}
+	if err := c.validatePins(); err != nil {
+		return err
 	}
 	if c.Listen != "" {
 		if err := checkHostPort(c.Listen); err != nil {

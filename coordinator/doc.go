@@ -40,6 +40,13 @@
 // many, or finds the job's spill files all taken, is ended with
 // ResourceExhausted (listing.ErrOverBudget), never the job.
 //
+// Pinned queens (pins.go, issue 15). With Config.Pins the job counts or
+// lists their completions: a solver.KindPinned plan of plain row prefixes
+// that hold the pins, sent as TASK_KIND_PINNED with the pins in every
+// Assign. No symmetry is used (it is valid only for pin sets a symmetry
+// keeps), so the fundamental count is not computed; a listing streams
+// every completion whole, and the publisher adds them as they are.
+//
 // Trust (issue 6): Config.ServerOptions and Config.WorkerDialOptions take
 // interceptors and TLS credentials (package auth, wired by the coordinator
 // command's --token and --tls-* flags); Config.OpenJournal opens a journal

@@ -22,6 +22,8 @@ type outbox struct {
 	n    uint32 // board size, for Assign
 	want bool   // tasks stream solutions
 
+	pins []uint32 // a pinned job's Assign.pinned_columns (pins.go); nil otherwise
+
 	mu       sync.Mutex
 	q        []*nqueenspb.WorkResponse
 	closed   bool
@@ -84,11 +86,12 @@ func (o *outbox) assign(a Assignment) {
 	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Assign{Assign: &nqueenspb.Assign{
 		TaskId:        wireTaskID(a.Task),
 		N:             o.n,
-		Kind:          nqueenspb.TaskKind_TASK_KIND_COUNT, // listings too: see solver.ListTask
+		Kind:          wireKind(o.pins), // listings too: see solver.ListTask
 		Prefix:        prefix,
 		WantSolutions: o.want,
 		Deadline:      timestamppb.New(a.Deadline),
 		LeaseId:       a.Lease,
+		PinnedColumns: o.pins,
 	}}})
 }
 

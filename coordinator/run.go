@@ -105,6 +105,9 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 // newPlan plans the tasks: AutoDepth sizes the plan for the embedded
 // workers, or for this machine's cores when every worker is remote.
 func (c Config) newPlan() (solver.Plan, error) {
+	if c.pinned() {
+		return c.newPinnedPlan() // pins.go
+	}
 	depth := c.Depth
 	if depth == AutoDepth {
 		slots := c.Workers
@@ -167,7 +170,7 @@ func (j *Job) prepareListing(opt *schedOptions) error {
 	}
 	j.spillDir = dir
 	lo := listing.Options{Dir: dir, N: j.plan.N, Tasks: len(j.plan.Tasks), Unique: j.plan.Kind == solver.KindUnique,
-		Sink: j.cfg.Sink, Records: j.cfg.testRecords}
+		AsIs: j.plan.Kind == solver.KindPinned, Sink: j.cfg.Sink, Records: j.cfg.testRecords}
 	if j.cfg.VerifyFraction > 0 {
 		lo.Final = opt.Done
 	}
@@ -387,6 +390,7 @@ func (j *Job) summary() (Summary, error) {
 		Complete:       committed == len(j.plan.Tasks) && err == nil,
 	}
 	s.setStats(stats)
+	s.setPins(j.plan)
 	if err != nil {
 		s.Error = err.Error()
 	}
@@ -422,6 +426,8 @@ func kindName(k solver.Kind) string {
 		return "all"
 	case solver.KindUnique:
 		return "unique"
+	case solver.KindPinned:
+		return "pinned"
 	}
 	return "unknown"
 }

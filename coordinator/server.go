@@ -50,6 +50,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		return nil, err
 	}
 	out := newOutbox(v.sched.plan.N, v.sched.opt.Want)
+	out.pins = wirePins(v.sched.plan)
 	sess, err := v.sched.join(joinRequest{name: req.GetName(), version: req.GetBuildVersion(), slots: int(req.GetSlots())}, out)
 	if err != nil {
 		// Capacity, not the worker's fault: ResourceExhausted, which a
@@ -69,9 +70,10 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		Job: &nqueenspb.Job{
 			N:               uint32(p.N),
 			Depth:           uint32(p.Depth),
-			Kind:            nqueenspb.TaskKind_TASK_KIND_COUNT,
+			Kind:            wireKind(wirePins(p)),
 			PlanFingerprint: v.sched.fingerprint,
 			Tasks:           uint32(len(p.Tasks)),
+			PinnedColumns:   wirePins(p),
 		},
 		Lease:             durationpb.New(v.sched.opt.Lease),
 		HeartbeatInterval: durationpb.New(v.heartbeat),

@@ -50,7 +50,7 @@ func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 	id := b.GetLeaseId()
 	a := ws.attempts[id]
 	if a == nil {
-		a = &attempt{check: newBatchChecker(s.plan.N, s.plan.Tasks[task].Prefix)}
+		a = &attempt{check: newTaskChecker(s.plan, task)}
 		ws.attempts[id] = a
 	}
 	if err := a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil); err != nil {

@@ -10,7 +10,7 @@ import (
 // their names and meaning.
 type Summary struct {
 	N              int     `json:"n"`
-	Kind           string  `json:"kind"`      // count, all (listing every solution) or unique (listing fundamental ones)
+	Kind           string  `json:"kind"`      // count, all (listing every solution), unique (listing fundamental ones) or pinned (Config.Pins)
 	Solutions      uint64  `json:"solutions"` // total solutions (OEIS A000170)
 	Unique         uint64  `json:"unique"`    // fundamental solutions (OEIS A002562)
 	Tasks          int     `json:"tasks"`
@@ -29,6 +29,13 @@ type Summary struct {
 	Quarantined    uint64  `json:"quarantined"` // workers caught reporting wrong counts and disconnected
 	Complete       bool    `json:"complete"`
 	Error          string  `json:"error,omitempty"`
+
+	// Pinned runs only (Config.Pins): the pinned queens as 1-based [row,
+	// col] pairs, the number of their completions (equal to solutions, and
+	// present even when 0) and the note that unique, 0, was not computed.
+	Pins        [][2]int `json:"pins,omitempty"`
+	Completions *uint64  `json:"completions,omitempty"`
+	Note        string   `json:"note,omitempty"`
 
 	// First-solution runs only.
 	Method   string `json:"method,omitempty"`
@@ -56,6 +63,9 @@ func (s Summary) Human() string {
 	text := fmt.Sprintf("N=%d: %d solutions, %d fundamental%s\n", s.N, s.Solutions, s.Unique, status)
 	if s.Kind == "unique" {
 		text = fmt.Sprintf("N=%d: %d fundamental solutions (of %d in all)%s\n", s.N, s.Unique, s.Solutions, status)
+	}
+	if len(s.Pins) > 0 {
+		text = s.pinnedHeadline(status) // pins.go
 	}
 	text += fmt.Sprintf("time %v, %s solutions/s; %s (depth %d) on %s",
 		elapsed.Round(time.Millisecond), humanRate(rate), plural(s.Tasks, "task"), s.Depth, plural(s.Workers, "worker"))

@@ -104,9 +104,12 @@ func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Coun
 		defer s.truths.Done()
 		var truth solver.Counts
 		var err error
-		if s.opt.Want {
+		switch {
+		case s.plan.Kind == solver.KindPinned: // listed or not: the completions' count
+			truth, err = solver.CountPinnedTask(n, s.plan.Pins, task)
+		case s.opt.Want:
 			truth, err = solver.ListTask(n, task, func([]int) bool { return true })
-		} else {
+		default:
 			truth, err = solver.CountTask(n, task)
 		}
 		s.mu.Lock()
