@@ -32,6 +32,7 @@ type logOptions struct {
 	pprof  bool            // --pprof: /debug/pprof/ on the status server
 	token  auth.Token      // the join token, which the status server requires too
 	trace  traceOptions    // --trace and its caps (learn.go)
+	fix    string          // --fix: the pinned queens as typed (fix.go)
 }
 
 const usageHead = `Usage: coordinator --n N [flags]
@@ -121,6 +122,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.IntVar(&cfg.Limit, "limit", 0, fmt.Sprintf("cap on pictures per kind (default %d)", render.DefaultLimit))
 	// Learners (learn.go): labelled pictures, the backtracking trace.
 	lo.trace.register(fs)
+	registerFix(fs, &lo.fix)
 	fs.Var(labelsFlag{&cfg.Labels}, "labels", "label files and ranks on --png, --svg and --sheet pictures: a-h / 1-8 like a chessboard (1..N beyond 26 files); --labels=numbers numbers both")
 	fs.BoolVar(&cfg.Unique, "unique", false, "with an output: list only fundamental solutions, one representative per symmetry class")
 	fs.BoolVar(&cfg.First, "first", false, "find one solution quickly instead of all (any N up to 100000000)")
@@ -177,6 +179,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 		return cfg, lo, err
 	}
 	if err := checkCombinations(cfg, lo); err != nil {
+		return cfg, lo, err
+	}
+	if err := parseFix(&cfg, lo); err != nil {
 		return cfg, lo, err
 	}
 	if hclog.LevelFromString(lo.level) == hclog.NoLevel {
