@@ -27,6 +27,13 @@
 // prefix, in lexicographic order, with a plain backtracker: the order of
 // the classic sequential programs, for small boards and tests.
 //
+// Pinned queens (the N-Queens completion problem): ParsePins reads them,
+// CountCompletions and ListCompletions search their completions, and
+// NewPinnedPlan splits that search into KindPinned tasks (plain row
+// prefixes that hold the pins, run with CountPinnedTask or ListPinnedTask)
+// for the cluster. They use no symmetry, so they count every solution once
+// and compute no fundamental count.
+//
 // Single solutions for large boards come from Constructive (any n >= 4, in
 // linear time) or LasVegas (random first rows, backtracking for the rest).
 package solver
