@@ -1,0 +1,455 @@
+package coordinator
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// The scheduler alone: plain Go calls, the fake clock, recording mailboxes
+// and no gRPC server. Honest results are the solver's own counts
+// (solver.CountTask), and whole jobs must add up to DESIGN.md §5 (known).
+
+// cancelled is one Cancel a worker would receive.
+type cancelled struct {
+	lease  uint64
+	task   TaskID
+	reason string
+}
+
+// recorder is a mailbox that records what its worker would receive. The
+// scheduler calls it under its lock, the coordinator's own verifications
+// from their goroutines, so it has its own lock.
+type recorder struct {
+	mu      sync.Mutex
+	assigns []Assignment
+	cancels []cancelled
+	drains  []string
+	closed  bool
+	taken   int // assigns already returned by fresh
+}
+
+func (r *recorder) assign(a Assignment) {
+	r.mu.Lock()
+	r.assigns = append(r.assigns, a)
+	r.mu.Unlock()
+}
+
+func (r *recorder) cancel(lease uint64, task TaskID, reason string) {
+	r.mu.Lock()
+	r.cancels = append(r.cancels, cancelled{lease, task, reason})
+	r.mu.Unlock()
+}
+
+func (r *recorder) drain(reason string) {
+	r.mu.Lock()
+	r.drains = append(r.drains, reason)
+	r.mu.Unlock()
+}
+
+func (r *recorder) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+}
+
+// fresh returns the assignments received since the last call.
+func (r *recorder) fresh() []Assignment {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := slices.Clone(r.assigns[r.taken:])
+	r.taken = len(r.assigns)
+	return a
+}
+
+func (r *recorder) cancelList() []cancelled {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.cancels)
+}
+
+func (r *recorder) drainList() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.drains)
+}
+
+// indexes lists the tasks of assignments, in order.
+func indexes(as []Assignment) []int {
+	out := make([]int, len(as))
+	for i, a := range as {
+		out[i] = a.Task.Index
+	}
+	return out
+}
+
+// span is lo, lo+1, ..., hi-1.
+func span(lo, hi int) []int {
+	var out []int
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// schedHarness is a scheduler on an n-board plan with a fake clock.
+type schedHarness struct {
+	t     *testing.T
+	clock *fakeClock
+	s     *scheduler
+	plan  solver.Plan
+	truth map[int]solver.Counts
+}
+
+// testLease is the lease of every harness unless a test sets another.
+const testLease = 10 * time.Second
+
+func newSchedHarness(t *testing.T, n, depth int, opt schedOptions) *schedHarness {
+	t.Helper()
+	plan, err := solver.NewPlan(n, depth, solver.KindCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &schedHarness{t: t, clock: newFakeClock(), plan: plan, truth: map[int]solver.Counts{}}
+	opt.Plan, opt.Clock = plan, h.clock
+	if opt.Lease == 0 {
+		opt.Lease = testLease
+	}
+	h.s = newScheduler(opt)
+	t.Cleanup(h.s.wait) // the coordinator's own verifications
+	return h
+}
+
+// counts is the truth of task idx.
+func (h *schedHarness) counts(idx int) solver.Counts {
+	h.t.Helper()
+	if c, ok := h.truth[idx]; ok {
+		return c
+	}
+	c, err := solver.CountTask(h.plan.N, h.plan.Tasks[idx])
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.truth[idx] = c
+	return c
+}
+
+// worker joins a worker named name and attaches it with credits.
+func (h *schedHarness) worker(name string, credits uint32) (*session, *recorder) {
+	h.t.Helper()
+	rec := &recorder{}
+	sess, err := h.s.join(joinRequest{name: name, version: "test", slots: 1}, rec)
+	if err != nil {
+		h.t.Fatalf("join %s: %v", name, err)
+	}
+	if _, err := h.s.attach(sess.id, "127.0.0.1:1", credits); err != nil {
+		h.t.Fatalf("attach %s: %v", name, err)
+	}
+	return sess, rec
+}
+
+// honest is the true report of a.
+func (h *schedHarness) honest(a Assignment) report {
+	return report{task: a.Task, lease: a.Lease, counts: h.counts(a.Task.Index)}
+}
+
+// lie is a report of a with the given counts.
+func lie(a Assignment, c solver.Counts) report {
+	return report{task: a.Task, lease: a.Lease, counts: c}
+}
+
+// commit sends the honest result of a and wants it committed.
+func (h *schedHarness) commit(sess *session, a Assignment) {
+	h.t.Helper()
+	if v := h.s.result(sess, h.honest(a)); v.outcome != OutcomeCommitted {
+		h.t.Fatalf("honest result of task %d by %s: outcome %d (%s), want committed", a.Task.Index, sess.name, v.outcome, v.reason)
+	}
+}
+
+// drive answers every assignment rec receives honestly, with a credit
+// back for each, until none comes, waiting for the coordinator's own
+// verifications in between; then it waits for the job to finish.
+func (h *schedHarness) drive(sess *session, rec *recorder) []verdict {
+	h.t.Helper()
+	var got []verdict
+	for {
+		h.s.wait()
+		as := rec.fresh()
+		if len(as) == 0 {
+			break
+		}
+		for _, a := range as {
+			got = append(got, h.s.result(sess, h.honest(a)))
+			h.s.ready(sess, 1)
+		}
+	}
+	select {
+	case <-h.s.finished():
+	case <-time.After(eventTimeout):
+		h.t.Fatal("the job did not finish")
+	}
+	h.s.wait()
+	return got
+}
+
+// status is a fresh snapshot; it checks that the task states add up.
+func (h *schedHarness) status() Status {
+	h.t.Helper()
+	var st Status
+	h.s.status(&st)
+	if st.Queued < 0 || st.Leased < 0 || st.Queued+st.Leased+st.Summary.Committed != st.Summary.Tasks {
+		h.t.Errorf("queued %d + leased %d + committed %d, want %d tasks, none negative",
+			st.Queued, st.Leased, st.Summary.Committed, st.Summary.Tasks)
+	}
+	return st
+}
+
+// checkExact wants the job finished without error and its totals exact.
+func (h *schedHarness) checkExact() {
+	h.t.Helper()
+	c, committed, _, err := h.s.totals()
+	if err != nil || committed != len(h.plan.Tasks) {
+		h.t.Fatalf("totals: %d of %d tasks committed, err %v", committed, len(h.plan.Tasks), err)
+	}
+	if k := known[h.plan.N]; c.Total != k.total || c.Unique != k.unique {
+		h.t.Errorf("totals %d solutions, %d fundamental; want %d, %d", c.Total, c.Unique, k.total, k.unique)
+	}
+}
+
+func (h *schedHarness) stats() Stats {
+	_, _, st, _ := h.s.totals()
+	return st
+}
+
+func TestSchedLeaseOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(h *schedHarness) []int // the tasks the last worker was leased
+		want []int
+	}{
+		{"fresh tasks in index order, bounded by credits", func(h *schedHarness) []int {
+			sess, rec := h.worker("a", 5)
+			if got := indexes(rec.fresh()); !slices.Equal(got, span(0, 5)) {
+				h.t.Errorf("first credits: tasks %v, want %v", got, span(0, 5))
+			}
+			h.s.ready(sess, 3)
+			return indexes(rec.fresh())
+		}, span(5, 8)},
+		{"taken-back tasks first, lowest index first", func(h *schedHarness) []int {
+			a, ra := h.worker("a", 6)
+			as := ra.fresh()
+			h.s.release(a, []uint64{as[4].Lease, as[1].Lease})
+			b, rb := h.worker("b", 1)
+			first := indexes(rb.fresh())
+			h.s.detach(a, "stream broken") // 0, 2, 3, 5 go back too
+			h.s.ready(b, 6)
+			return append(first, indexes(rb.fresh())...)
+		}, []int{1, 0, 2, 3, 4, 5, 6}},
+		{"no credits, no lease", func(h *schedHarness) []int {
+			_, rec := h.worker("a", 0)
+			return indexes(rec.fresh())
+		}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newSchedHarness(t, 8, 2, schedOptions{})
+			if got := tc.run(h); !slices.Equal(got, tc.want) {
+				t.Errorf("leased tasks %v, want %v", got, tc.want)
+			}
+			h.status() // the task states add up
+		})
+	}
+}
+
+// TestSchedLeaseCreditCap: a worker that offers more than maxCredits
+// credits holds at most maxCredits leases.
+func TestSchedLeaseCreditCap(t *testing.T) {
+	h := newSchedHarness(t, 13, 5, schedOptions{}) // 7808 tasks
+	if len(h.plan.Tasks) < maxCredits+100 {
+		t.Fatalf("plan of %d tasks, the test needs more than %d", len(h.plan.Tasks), maxCredits+100)
+	}
+	a, ra := h.worker("greedy", maxCredits+500)
+	if got := indexes(ra.fresh()); !slices.Equal(got, span(0, maxCredits)) {
+		t.Fatalf("leased %d tasks, want the first %d", len(got), maxCredits)
+	}
+	rest := len(h.plan.Tasks) - maxCredits
+	c, rc := h.worker("rest", uint32(rest))
+	if got := len(rc.fresh()); got != rest {
+		t.Fatalf("leased %d tasks, want the other %d", got, rest)
+	}
+	// Credits offered with nothing to lease do not pile up beyond the cap.
+	b, rb := h.worker("hoarder", 0)
+	h.s.ready(b, maxCredits)
+	h.s.ready(b, maxCredits)
+	h.s.detach(a, "gone")
+	h.s.detach(c, "gone")
+	if got := indexes(rb.fresh()); !slices.Equal(got, span(0, maxCredits)) {
+		t.Errorf("hoarder leased %d tasks, want the first %d", len(got), maxCredits)
+	}
+	if st := h.status(); st.Leased != maxCredits || b.credits != 0 {
+		t.Errorf("leased %d, hoarder's credits %d; want %d, 0", st.Leased, b.credits, maxCredits)
+	}
+}
+
+// TestSchedLeaseExpiry: a heartbeat or a batch extends a lease; past its
+// deadline expire cancels it on the worker, counts it and leases the task
+// to the next worker with credits.
+func TestSchedLeaseExpiry(t *testing.T) {
+	h := newSchedHarness(t, 8, 1, schedOptions{}) // 3 tasks
+	a, ra := h.worker("a", 3)
+	as := ra.fresh()
+	b, rb := h.worker("b", 1) // nothing left to lease
+	if got := rb.fresh(); len(got) != 0 {
+		t.Fatalf("b leased %v with every task out", indexes(got))
+	}
+	h.clock.Advance(6 * time.Second)
+	h.s.heartbeat(a, []uint64{as[0].Lease})
+	if _, ok := h.s.leaseFor(a, as[2].Task, as[2].Lease); !ok {
+		t.Fatal("leaseFor refused a's live lease")
+	}
+	if _, ok := h.s.leaseFor(b, as[2].Task, as[2].Lease); ok {
+		t.Fatal("leaseFor gave b a's lease")
+	}
+	h.clock.Advance(testLease - 6*time.Second) // task 1 at its deadline: not past it
+	if n := h.s.expire(h.clock.Now()); n != 0 {
+		t.Fatalf("expire at the deadline took back %d leases", n)
+	}
+	h.clock.Advance(time.Millisecond)
+	if n := h.s.expire(h.clock.Now()); n != 1 {
+		t.Fatalf("expire took back %d leases, want 1 (task 1)", n)
+	}
+	want := []cancelled{{as[1].Lease, as[1].Task, "lease expired"}}
+	if got := ra.cancelList(); !slices.Equal(got, want) {
+		t.Errorf("a's cancels %v, want %v", got, want)
+	}
+	if got := indexes(rb.fresh()); !slices.Equal(got, []int{1}) {
+		t.Errorf("b leased %v after the expiry, want [1]", got)
+	}
+	if st := h.stats(); st.Expired != 1 || st.Requeued != 1 || st.Leased != 4 {
+		t.Errorf("expired %d, requeued %d, leased %d; want 1, 1, 4", st.Expired, st.Requeued, st.Leased)
+	}
+	// The heartbeat and the batch moved the others' deadlines 6s on.
+	h.clock.Advance(6 * time.Second)
+	if n := h.s.expire(h.clock.Now()); n != 2 || len(a.held) != 0 {
+		t.Errorf("expire took back %d leases, a holds %d; want 2, 0", n, len(a.held))
+	}
+	if st := h.status(); st.Summary.Expired != 3 || st.Leased != 1 {
+		t.Errorf("expired %d, leased %d; want 3, 1 (b's)", st.Summary.Expired, st.Leased)
+	}
+}
+
+// retryStep ends one lease of task 0 on a worker of the given name.
+type retryStep struct {
+	name string
+	end  string // fail, detach, expire, release
+}
+
+func TestSchedRetryCap(t *testing.T) {
+	const failure = "solver exploded"
+	fail := func(name string) retryStep { return retryStep{name, "fail"} }
+	tests := []struct {
+		name     string
+		steps    []retryStep
+		wantFail bool
+	}{
+		{"one name, MaxAttempts failures", []retryStep{fail("a"), fail("a"), fail("a"), fail("a")}, false},
+		{"two names, repeated", []retryStep{fail("a"), fail("b"), fail("a"), fail("b")}, false},
+		{"MaxAttempts distinct names", []retryStep{fail("a"), fail("b"), fail("c")}, true},
+		{"broken streams, expiries and releases never count", []retryStep{
+			fail("a"), {"b", "detach"}, {"c", "expire"}, {"d", "release"}, {"e", "detach"}, fail("a"), {"f", "expire"}, fail("b"),
+		}, false},
+		{"the third distinct failure after breaks", []retryStep{
+			fail("a"), {"b", "detach"}, {"c", "expire"}, fail("b"), {"d", "release"}, fail("d"),
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newSchedHarness(t, 8, 1, schedOptions{MaxAttempts: 3})
+			for i, st := range tc.steps {
+				sess, rec := h.worker(st.name, 1)
+				as := rec.fresh()
+				if !slices.Equal(indexes(as), []int{0}) {
+					t.Fatalf("step %d: %s leased %v, want task 0 first", i, st.name, indexes(as))
+				}
+				switch st.end {
+				case "fail":
+					r := report{task: as[0].Task, lease: as[0].Lease, failure: failure}
+					if v := h.s.result(sess, r); v.outcome != OutcomeRejected {
+						t.Fatalf("step %d: failure outcome %d, want rejected", i, v.outcome)
+					}
+				case "detach":
+					h.s.detach(sess, "stream broken")
+				case "expire":
+					h.clock.Advance(testLease + time.Second)
+					if n := h.s.expire(h.clock.Now()); n != 1 {
+						t.Fatalf("step %d: %d leases expired, want 1", i, n)
+					}
+				case "release":
+					h.s.release(sess, []uint64{as[0].Lease})
+				}
+			}
+			_, _, stats, err := h.s.totals()
+			if stats.Requeued != uint64(len(tc.steps)) {
+				t.Errorf("requeued %d, want %d", stats.Requeued, len(tc.steps))
+			}
+			if !tc.wantFail {
+				if err != nil || h.s.finishedLocked() {
+					t.Fatalf("the job failed: %v", err)
+				}
+				z, rz := h.worker("z", 3)
+				h.drive(z, rz)
+				h.checkExact()
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "task 0") || !strings.Contains(err.Error(), failure) {
+				t.Fatalf("job error %v, want one naming task 0 and %q", err, failure)
+			}
+			select {
+			case <-h.s.finished():
+			default:
+				t.Error("failed job not finished")
+			}
+			if _, rz := h.worker("z", 3); len(rz.fresh()) != 0 || len(rz.drainList()) != 1 {
+				t.Errorf("a worker joining a failed job was not drained at once")
+			}
+		})
+	}
+}
+
+// TestSchedRelease: released leases go back without a Cancel and without
+// counting toward the retry cap; a worker cannot release another's lease.
+func TestSchedRelease(t *testing.T) {
+	h := newSchedHarness(t, 8, 2, schedOptions{MaxAttempts: 1})
+	a, ra := h.worker("a", 3)
+	as := ra.fresh()
+	b, rb := h.worker("b", 0)
+	h.s.release(b, []uint64{as[1].Lease}) // not b's: nothing happens
+	h.s.release(a, []uint64{as[0].Lease, as[2].Lease, 999})
+	if got := ra.cancelList(); len(got) != 0 {
+		t.Errorf("release sent cancels %v", got)
+	}
+	if len(a.held) != 1 || a.held[as[1].Lease] == nil {
+		t.Errorf("a holds %d leases, want task 1's", len(a.held))
+	}
+	h.s.ready(b, 3)
+	if got := indexes(rb.fresh()); !slices.Equal(got, []int{0, 2, 3}) {
+		t.Errorf("b leased %v, want [0 2 3]", got)
+	}
+	// With a retry cap of 1, releases by many workers still fail nothing.
+	for _, name := range []string{"c", "d", "e"} {
+		sess, rec := h.worker(name, 1)
+		l := rec.fresh()
+		h.s.release(sess, []uint64{l[0].Lease})
+	}
+	st := h.stats()
+	if st.Requeued != 5 || st.Expired != 0 || st.Rejected != 0 {
+		t.Errorf("requeued %d, expired %d, rejected %d; want 5, 0, 0", st.Requeued, st.Expired, st.Rejected)
+	}
+	if _, _, _, err := h.s.totals(); err != nil {
+		t.Errorf("releases failed the job: %v", err)
+	}
+}
