@@ -170,15 +170,17 @@ func (h *schedHarness) commit(sess *session, a Assignment) {
 	}
 }
 
-// drive answers every assignment rec receives honestly, with a credit
-// back for each, until none comes, waiting for the coordinator's own
-// verifications in between; then it waits for the job to finish.
-func (h *schedHarness) drive(sess *session, rec *recorder) []verdict {
+// drive answers honestly the pending assignments and every one rec
+// receives, with a credit back for each, until none comes, waiting for the
+// coordinator's own verifications in between; then it waits for the job
+// to finish.
+func (h *schedHarness) drive(sess *session, rec *recorder, pending ...Assignment) []verdict {
 	h.t.Helper()
 	var got []verdict
 	for {
 		h.s.wait()
-		as := rec.fresh()
+		as := append(pending, rec.fresh()...)
+		pending = nil
 		if len(as) == 0 {
 			break
 		}
@@ -190,7 +192,8 @@ func (h *schedHarness) drive(sess *session, rec *recorder) []verdict {
 	select {
 	case <-h.s.finished():
 	case <-time.After(eventTimeout):
-		h.t.Fatal("the job did not finish")
+		st := h.status()
+		h.t.Fatalf("the job did not finish: %d of %d committed, %d leased, %d queued", st.Summary.Committed, st.Summary.Tasks, st.Leased, st.Queued)
 	}
 	h.s.wait()
 	return got
@@ -451,5 +454,248 @@ func TestSchedRelease(t *testing.T) {
 	}
 	if _, _, _, err := h.s.totals(); err != nil {
 		t.Errorf("releases failed the job: %v", err)
+	}
+}
+
+// expireAll moves the clock past every lease and expires them.
+func (h *schedHarness) expireAll() int {
+	h.clock.Advance(testLease + time.Second)
+	return h.s.expire(h.clock.Now())
+}
+
+// resultCase is one result and the verdict it must get.
+type resultCase struct {
+	name string
+	// run leases tasks to workers a and b (a first) and returns the verdict
+	// of the result under test.
+	run        func(h *schedHarness, a, b *session, ra, rb *recorder) verdict
+	want       Outcome
+	committed  int // tasks committed after it
+	dup, confl uint64
+	rejected   uint64
+}
+
+func TestSchedResults(t *testing.T) {
+	other := solver.Counts{Total: 8, Unique: 1, Nodes: 14} // task 0 has no solution
+	// expiredTo leases task 0 to a, expires it and leases it to b.
+	expiredTo := func(h *schedHarness, a, b *session, ra, rb *recorder) (Assignment, Assignment) {
+		h.s.ready(a, 1)
+		la := ra.fresh()[0]
+		if h.expireAll() != 1 {
+			h.t.Fatal("a's lease did not expire")
+		}
+		h.s.ready(b, 1)
+		lb := rb.fresh()[0]
+		if la.Task.Index != 0 || lb.Task.Index != 0 {
+			h.t.Fatalf("leased %d, then %d; want task 0 twice", la.Task.Index, lb.Task.Index)
+		}
+		return la, lb
+	}
+	tests := []resultCase{
+		{name: "late, nobody committed meanwhile", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			la, lb := expiredTo(h, a, b, ra, rb)
+			v := h.s.result(a, h.honest(la))
+			want := []cancelled{{lb.Lease, lb.Task, "committed by another worker"}}
+			if got := rb.cancelList(); !slices.Equal(got, want) {
+				h.t.Errorf("b's cancels %v, want %v", got, want)
+			}
+			if late := h.s.result(b, h.honest(lb)); late.outcome != OutcomeDuplicate {
+				h.t.Errorf("b's result after the cancel: outcome %d, want duplicate", late.outcome)
+			}
+			return v
+		}, want: OutcomeCommitted, committed: 1, dup: 1},
+		{name: "late, committed meanwhile, equal", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			la, lb := expiredTo(h, a, b, ra, rb)
+			h.commit(b, lb)
+			return h.s.result(a, h.honest(la))
+		}, want: OutcomeDuplicate, committed: 1, dup: 1},
+		{name: "late, committed meanwhile, different", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			la, lb := expiredTo(h, a, b, ra, rb)
+			h.commit(b, lb)
+			return h.s.result(a, lie(la, other))
+		}, want: OutcomeConflict, committed: 1, confl: 1},
+		{name: "the same result twice", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			h.s.ready(a, 1)
+			la := ra.fresh()[0]
+			h.commit(a, la)
+			return h.s.result(a, h.honest(la))
+		}, want: OutcomeDuplicate, committed: 1, dup: 1},
+		{name: "another result for a committed task", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			h.s.ready(a, 1)
+			la := ra.fresh()[0]
+			h.commit(a, la)
+			return h.s.result(a, lie(la, other))
+		}, want: OutcomeConflict, committed: 1, confl: 1},
+		{name: "another plan", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			h.s.ready(a, 1)
+			r := h.honest(ra.fresh()[0])
+			r.task.Plan++
+			return h.s.result(a, r)
+		}, want: OutcomeRejected, rejected: 1},
+		{name: "index below the plan", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			h.s.ready(a, 1)
+			r := h.honest(ra.fresh()[0])
+			r.task.Index = -1
+			return h.s.result(a, r)
+		}, want: OutcomeRejected, rejected: 1},
+		{name: "index past the plan", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			h.s.ready(a, 1)
+			r := h.honest(ra.fresh()[0])
+			r.task.Index = len(h.plan.Tasks)
+			return h.s.result(a, r)
+		}, want: OutcomeRejected, rejected: 1},
+		{name: "a task never leased", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			h.s.ready(a, 1)
+			la := ra.fresh()[0]
+			la.Task.Index = 5
+			return h.s.result(a, h.honest(la))
+		}, want: OutcomeRejected, rejected: 1},
+		{name: "no lease at all", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			return h.s.result(a, report{task: TaskID{Plan: h.plan.Fingerprint(), Index: 3}})
+		}, want: OutcomeRejected, rejected: 1},
+		{name: "another worker's lease", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+			h.s.ready(a, 1)
+			return h.s.result(b, h.honest(ra.fresh()[0]))
+		}, want: OutcomeRejected, rejected: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newSchedHarness(t, 8, 2, schedOptions{})
+			a, ra := h.worker("a", 0)
+			b, rb := h.worker("b", 0)
+			v := tc.run(h, a, b, ra, rb)
+			if v.outcome != tc.want {
+				t.Errorf("outcome %d (%s), want %d", v.outcome, v.reason, tc.want)
+			}
+			st := h.status()
+			if st.Summary.Committed != tc.committed || st.Summary.Duplicates != tc.dup ||
+				st.Summary.Conflicts != tc.confl || st.Summary.Rejected != tc.rejected {
+				t.Errorf("committed %d, duplicates %d, conflicts %d, rejected %d; want %d, %d, %d, %d",
+					st.Summary.Committed, st.Summary.Duplicates, st.Summary.Conflicts, st.Summary.Rejected,
+					tc.committed, tc.dup, tc.confl, tc.rejected)
+			}
+			if tc.want == OutcomeRejected && st.Leased+st.Summary.Committed != 1 && tc.name != "no lease at all" {
+				t.Errorf("a rejected result changed the task: leased %d, committed %d", st.Leased, st.Summary.Committed)
+			}
+			conflicts := 0
+			for _, e := range h.s.eventsAfter(0) {
+				if e.Kind == EventConflict {
+					conflicts++
+				}
+			}
+			if conflicts != int(tc.confl) {
+				t.Errorf("%d conflict events, want %d", conflicts, tc.confl)
+			}
+			if c, _, _, _ := h.s.totals(); c != st.committedCounts() {
+				t.Errorf("totals %+v, status %+v", c, st.committedCounts())
+			}
+		})
+	}
+}
+
+// committedCounts is what st says was committed.
+func (st Status) committedCounts() solver.Counts {
+	return solver.Counts{Total: st.Summary.Solutions, Unique: st.Summary.Unique, Nodes: st.Summary.Nodes}
+}
+
+// TestSchedImplausible: counts no task of the board can have are rejected
+// without recomputing them (D8), the worker earns a strike and the task
+// goes to the next worker.
+func TestSchedImplausible(t *testing.T) {
+	tests := []struct {
+		name   string
+		counts solver.Counts
+		reason string
+	}{
+		{"odd total", solver.Counts{Total: 7, Unique: 1}, "odd"},
+		{"unique above total", solver.Counts{Total: 8, Unique: 9}, "exceeds"},
+		{"total above the board's", solver.Counts{Total: known[8].total + 2, Unique: 1}, "whole board"},
+		{"unique above the board's", solver.Counts{Total: known[8].total, Unique: known[8].unique + 1}, "whole board"},
+		{"near overflow", solver.Counts{Total: 1<<64 - 2, Unique: 1}, "whole board"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newSchedHarness(t, 8, 2, schedOptions{})
+			a, ra := h.worker("a", 1)
+			v := h.s.result(a, lie(ra.fresh()[0], tc.counts))
+			if v.outcome != OutcomeRejected || !strings.Contains(v.reason, tc.reason) {
+				t.Errorf("outcome %d (%s), want rejected for %q", v.outcome, v.reason, tc.reason)
+			}
+			if a.strikes != 1 || a.quarantined || len(a.held) != 0 {
+				t.Errorf("strikes %d, quarantined %v, holds %d; want 1, false, 0", a.strikes, a.quarantined, len(a.held))
+			}
+			_, rb := h.worker("b", 1)
+			if got := indexes(rb.fresh()); !slices.Equal(got, []int{0}) {
+				t.Errorf("b leased %v, want the rejected task 0", got)
+			}
+			if st := h.status(); st.Summary.Committed != 0 || st.Summary.Rejected != 1 || st.Summary.Requeued != 1 || st.Summary.Solutions != 0 {
+				t.Errorf("committed %d, rejected %d, requeued %d, solutions %d; want 0, 1, 1, 0",
+					st.Summary.Committed, st.Summary.Rejected, st.Summary.Requeued, st.Summary.Solutions)
+			}
+		})
+	}
+}
+
+// TestSchedQuarantineStrikes: maxStrikes invalid results or batches
+// quarantine a worker: it is drained, refused, and the tasks it committed
+// go back to the queue, so the totals stay exact.
+func TestSchedQuarantineStrikes(t *testing.T) {
+	bad := solver.Counts{Total: 7, Unique: 1}
+	tests := []struct {
+		name    string
+		batches []bool // per strike: a bad batch (true) or a bad result
+	}{
+		{"two bad results", []bool{false, false}},
+		{"three bad results", []bool{false, false, false}},
+		{"three bad batches", []bool{true, true, true}},
+		{"bad results and a bad batch", []bool{false, true, false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newSchedHarness(t, 8, 2, schedOptions{})
+			a, ra := h.worker("a", 5)
+			as := ra.fresh()
+			h.commit(a, as[0])
+			h.commit(a, as[4]) // 8 solutions
+			nbatches := 0
+			for i, batch := range tc.batches {
+				if batch {
+					nbatches++
+					h.s.rejectBatch(a, as[1+i].Lease, "bad batch")
+				} else if v := h.s.result(a, lie(as[1+i], bad)); v.outcome != OutcomeRejected {
+					t.Fatalf("strike %d: outcome %d, want rejected", i, v.outcome)
+				}
+			}
+			if got := len(ra.cancelList()); got != nbatches {
+				t.Errorf("%d cancels, want one per bad batch (%d)", got, nbatches)
+			}
+			quarantined := len(tc.batches) >= maxStrikes
+			st := h.status()
+			if a.quarantined != quarantined || st.Summary.Quarantined != uint64(len(tc.batches)/maxStrikes) {
+				t.Fatalf("quarantined %v (%d), want %v", a.quarantined, st.Summary.Quarantined, quarantined)
+			}
+			if !quarantined {
+				if st.Summary.Committed != 2 || len(ra.drainList()) != 0 {
+					t.Errorf("committed %d, drains %v; want 2, none", st.Summary.Committed, ra.drainList())
+				}
+				return
+			}
+			if d := ra.drainList(); len(d) != 1 || !strings.HasPrefix(d[0], "quarantined") {
+				t.Errorf("drains %q, want one quarantine", d)
+			}
+			if st.Summary.Committed != 0 || st.Summary.Solutions != 0 || st.Leased != 0 || len(a.held) != 0 {
+				t.Errorf("after the quarantine: committed %d, solutions %d, leased %d; want nothing left", st.Summary.Committed, st.Summary.Solutions, st.Leased)
+			}
+			if v := h.s.result(a, h.honest(as[0])); v.outcome != OutcomeRejected {
+				t.Errorf("a quarantined worker's result: outcome %d, want rejected", v.outcome)
+			}
+			b, rb := h.worker("b", 5)
+			bs := rb.fresh()
+			if got := indexes(bs); !slices.Equal(got, span(0, 5)) {
+				t.Errorf("b leased %v, want the quarantined worker's tasks %v first", got, span(0, 5))
+			}
+			h.drive(b, rb, bs...)
+			h.checkExact()
+		})
 	}
 }
