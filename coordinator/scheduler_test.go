@@ -66,6 +66,13 @@ func (r *recorder) fresh() []Assignment {
 	return a
 }
 
+// all returns every assignment received.
+func (r *recorder) all() []Assignment {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.assigns)
+}
+
 func (r *recorder) cancelList() []cancelled {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -697,5 +704,207 @@ func TestSchedQuarantineStrikes(t *testing.T) {
 			h.drive(b, rb, bs...)
 			h.checkExact()
 		})
+	}
+}
+
+// countOf counts the assignments of task idx.
+func countOf(as []Assignment, idx int) int {
+	n := 0
+	for _, a := range as {
+		if a.Task.Index == idx {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSchedQuarantineVerified: with VerifyFraction 1 a lie is caught by a
+// second worker, the coordinator's own count (solver.CountTask) settles
+// it, the liar is quarantined and the totals stay exact.
+func TestSchedQuarantineVerified(t *testing.T) {
+	t.Run("the liar commits", func(t *testing.T) {
+		checkLeaks(t)
+		h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+		liar, rl := h.worker("liar", 2)
+		ls := rl.fresh()
+		h.commit(liar, ls[1])
+		if v := h.s.result(liar, lie(ls[0], solver.Counts{Total: 8, Unique: 1, Nodes: 14})); v.outcome != OutcomeCommitted {
+			t.Fatalf("the lie: outcome %d, want committed (it is plausible)", v.outcome)
+		}
+		hon, rh := h.worker("honest", 100)
+		hs := rh.fresh()
+		// Verifications go in commit order: task 1, then the lie.
+		if got, want := indexes(hs), append(span(2, 17), 1, 0); !slices.Equal(got, want) {
+			t.Fatalf("honest leased %v, want the fresh tasks, then verifications %v", got, want)
+		}
+		if v := h.s.result(hon, h.honest(hs[15])); v.outcome != OutcomeVerified {
+			t.Errorf("verification of the liar's true task 1: outcome %d, want verified", v.outcome)
+		}
+		if v := h.s.result(hon, h.honest(hs[16])); v.outcome != OutcomeConflict {
+			t.Errorf("verification of the lie: outcome %d, want conflict", v.outcome)
+		}
+		h.s.wait() // the coordinator's count of task 0
+		if !liar.quarantined || len(rl.drainList()) != 1 {
+			t.Fatalf("liar quarantined %v, drains %q", liar.quarantined, rl.drainList())
+		}
+		if st := h.status(); st.Summary.Committed != 1 || st.Summary.Solutions != 0 {
+			t.Errorf("after the quarantine: %d committed with %d solutions; want task 0 with the truth, 0", st.Summary.Committed, st.Summary.Solutions)
+		}
+		if v := h.s.result(liar, h.honest(ls[1])); v.outcome != OutcomeRejected {
+			t.Errorf("the quarantined liar's result: outcome %d, want rejected", v.outcome)
+		}
+		h.drive(hon, rh, hs[:15]...)
+		h.checkExact()
+		if n := countOf(rh.all(), 1); n != 2 {
+			t.Errorf("honest leased task 1 %d times, want 2 (verified, then taken back from the liar)", n)
+		}
+		if countOf(rh.all(), 0) != 1 {
+			t.Error("the task the coordinator settled was leased again")
+		}
+		if st := h.stats(); st.Quarantined != 1 || st.Conflicts != 1 || st.Verified < uint64(len(h.plan.Tasks)) {
+			t.Errorf("quarantined %d, conflicts %d, verified %d; want 1, 1, at least %d", st.Quarantined, st.Conflicts, st.Verified, len(h.plan.Tasks))
+		}
+		if len(rh.drainList()) != 0 {
+			t.Errorf("the honest worker was drained: %q", rh.drainList())
+		}
+	})
+	t.Run("the liar verifies", func(t *testing.T) {
+		checkLeaks(t)
+		h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+		liar, rl := h.worker("liar", 0) // attached: the verifications wait for it
+		hon, rh := h.worker("honest", 17)
+		for _, a := range rh.fresh() {
+			h.commit(hon, a)
+		}
+		h.s.ready(liar, 17)
+		ls := rl.fresh()
+		if got := indexes(ls); !slices.Equal(got, span(0, 17)) {
+			t.Fatalf("liar verifies %v, want every task", got)
+		}
+		if v := h.s.result(liar, lie(ls[4], solver.Counts{Total: 16, Unique: 2, Nodes: 37})); v.outcome != OutcomeConflict {
+			t.Errorf("the lying verification: outcome %d, want conflict", v.outcome)
+		}
+		h.s.wait()
+		if !liar.quarantined || len(rl.drainList()) != 1 || len(liar.held) != 0 {
+			t.Fatalf("liar quarantined %v, drains %q, holds %d", liar.quarantined, rl.drainList(), len(liar.held))
+		}
+		for _, a := range ls[5:] {
+			if v := h.s.result(liar, h.honest(a)); v.outcome != OutcomeRejected {
+				t.Errorf("quarantined liar's verification of task %d: outcome %d, want rejected", a.Task.Index, v.outcome)
+			}
+		}
+		h.drive(hon, rh) // the coordinator verifies the rest itself
+		h.checkExact()
+		if st := h.status(); st.Summary.Quarantined != 1 || st.Summary.Verified != 17 || len(rh.all()) != 17 {
+			t.Errorf("quarantined %d, verified %d, honest leased %d; want 1, 17, 17", st.Summary.Quarantined, st.Summary.Verified, len(rh.all()))
+		}
+	})
+}
+
+// TestSchedRestore: tasks restored from a journal are never leased and
+// count in the totals but not in this run's work; an implausible record is
+// dropped and its task computed again.
+func TestSchedRestore(t *testing.T) {
+	h := newSchedHarness(t, 8, 2, schedOptions{})
+	for _, idx := range []int{-1, len(h.plan.Tasks)} {
+		if err := h.s.restore(idx, solver.Counts{}); err == nil {
+			t.Errorf("restore(%d) of a %d-task plan: no error", idx, len(h.plan.Tasks))
+		}
+	}
+	records := []struct {
+		index int
+		c     solver.Counts
+	}{
+		{0, h.counts(0)},
+		{4, h.counts(4)}, // 8 solutions
+		{5, solver.Counts{Total: 7, Unique: 1, Nodes: 3}},   // odd: dropped
+		{6, solver.Counts{Total: 92, Unique: 12, Nodes: 1}}, // past the board with task 4's: dropped
+		{4, solver.Counts{Total: 16, Unique: 2, Nodes: 5}},  // restored already: ignored
+	}
+	for _, r := range records {
+		if err := h.s.restore(r.index, r.c); err != nil {
+			t.Fatalf("restore(%d): %v", r.index, err)
+		}
+	}
+	h.s.checkDone()
+	st := h.status()
+	if st.Restored != 2 || st.Summary.Committed != 2 || st.Summary.Solutions != 8 || st.WorkDone != 0 || st.Done {
+		t.Errorf("restored %d, committed %d, solutions %d, work done %v, done %v; want 2, 2, 8, 0, false",
+			st.Restored, st.Summary.Committed, st.Summary.Solutions, st.WorkDone, st.Done)
+	}
+	a, ra := h.worker("a", 100)
+	as := ra.fresh()
+	want := slices.DeleteFunc(span(0, 17), func(i int) bool { return i == 0 || i == 4 })
+	if got := indexes(as); !slices.Equal(got, want) {
+		t.Fatalf("leased %v, want every task but the restored 0 and 4: %v", got, want)
+	}
+	var work float64
+	for _, i := range want {
+		work += float64(h.counts(i).Nodes)
+	}
+	h.drive(a, ra, as...)
+	h.checkExact()
+	st = h.status()
+	if st.Restored != 2 || st.WorkDone != work || st.WorkTotal != work || !st.Done {
+		t.Errorf("restored %d, work %v of %v, done %v; want 2, %v of %v, true", st.Restored, st.WorkDone, st.WorkTotal, st.Done, work, work)
+	}
+}
+
+// TestSchedRestoreAll: a job restored whole is done before any worker
+// joins, and a worker that joins is drained at once.
+func TestSchedRestoreAll(t *testing.T) {
+	h := newSchedHarness(t, 8, 2, schedOptions{})
+	for i := range h.plan.Tasks {
+		if err := h.s.restore(i, h.counts(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.s.checkDone()
+	select {
+	case <-h.s.finished():
+	default:
+		t.Fatal("a job restored whole is not finished")
+	}
+	_, ra := h.worker("a", 5)
+	if len(ra.fresh()) != 0 || len(ra.drainList()) != 1 {
+		t.Errorf("a worker joining a restored job: %d assignments, drains %q", len(ra.all()), ra.drainList())
+	}
+	h.checkExact()
+	if st := h.status(); st.WorkTotal != 0 || st.Restored != 17 {
+		t.Errorf("work total %v, restored %d; want 0, 17", st.WorkTotal, st.Restored)
+	}
+}
+
+// TestSchedEndedLeasesBounded: leases that end are remembered only in a
+// ring of maxEndedLeases (D4), so a worker that takes and releases leases
+// in a loop cannot grow the coordinator's memory; a late result for a
+// lease the ring still holds is matched, an older one is not.
+func TestSchedEndedLeasesBounded(t *testing.T) {
+	h := newSchedHarness(t, 8, 1, schedOptions{})
+	a, ra := h.worker("a", 1)
+	first := ra.fresh()[0]
+	prev := first
+	for range maxEndedLeases + 100 {
+		h.s.release(a, []uint64{prev.Lease})
+		h.s.ready(a, 1)
+		as := ra.fresh()
+		if len(as) != 1 || as[0].Task.Index != 0 {
+			t.Fatalf("after a release: leased %v, want task 0 again", indexes(as))
+		}
+		prev = as[0]
+	}
+	if live := len(a.held); live != 1 || len(h.s.leases) > live+maxEndedLeases {
+		t.Fatalf("%d leases remembered, %d live; want at most %d", len(h.s.leases), live, live+maxEndedLeases)
+	}
+	if v := h.s.result(a, h.honest(first)); v.outcome != OutcomeRejected {
+		t.Errorf("result for a forgotten lease: outcome %d, want rejected", v.outcome)
+	}
+	all := ra.all()
+	recent := all[len(all)-2] // released last
+	if v := h.s.result(a, h.honest(recent)); v.outcome != OutcomeCommitted {
+		t.Errorf("late result for a remembered lease: outcome %d (%s), want committed", v.outcome, v.reason)
+	}
+	if st := h.stats(); st.Requeued != maxEndedLeases+101 || st.Leased != maxEndedLeases+101 {
+		t.Errorf("requeued %d, leased %d; want %d each", st.Requeued, st.Leased, maxEndedLeases+101)
 	}
 }
