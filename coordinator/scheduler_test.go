@@ -908,3 +908,136 @@ func TestSchedEndedLeasesBounded(t *testing.T) {
 		t.Errorf("requeued %d, leased %d; want %d each", st.Requeued, st.Leased, maxEndedLeases+101)
 	}
 }
+
+// TestSchedStatus: the task states add up to the plan (h.status checks it
+// at every step), Busy counts only time with a worker attached, and the
+// work done grows with the committed nodes.
+func TestSchedStatus(t *testing.T) {
+	h := newSchedHarness(t, 8, 2, schedOptions{})
+	check := func(what string, busy time.Duration, queued, leased, committed int) Status {
+		t.Helper()
+		st := h.status()
+		if st.Busy != busy || st.Queued != queued || st.Leased != leased || st.Summary.Committed != committed {
+			t.Errorf("%s: busy %v, queued %d, leased %d, committed %d; want %v, %d, %d, %d",
+				what, st.Busy, st.Queued, st.Leased, st.Summary.Committed, busy, queued, leased, committed)
+		}
+		if st.WorkDone < 0 || st.WorkTotal < st.WorkDone {
+			t.Errorf("%s: work %v of %v", what, st.WorkDone, st.WorkTotal)
+		}
+		return st
+	}
+	h.clock.Advance(5 * time.Second) // nobody attached
+	check("no worker", 0, 17, 0, 0)
+	a, ra := h.worker("a", 3)
+	h.clock.Advance(7 * time.Second)
+	check("a attached", 7*time.Second, 14, 3, 0)
+	b, rb := h.worker("b", 2)
+	h.clock.Advance(time.Second) // two workers: still one second
+	st := check("a and b", 8*time.Second, 12, 5, 0)
+	if len(st.Workers) != 2 || st.Summary.Workers != 2 || st.Workers[0].Leases+st.Workers[1].Leases != 5 {
+		t.Errorf("workers %+v, peak %d; want a and b, 5 leases between them", st.Workers, st.Summary.Workers)
+	}
+	as := ra.fresh()
+	var done float64
+	for i, x := range as[:2] {
+		h.commit(a, x)
+		done += float64(h.counts(x.Task.Index).Nodes)
+		st = check("a committed", 8*time.Second, 12, 4-i, 1+i)
+		if st.WorkDone != done {
+			t.Errorf("after %d commits: work done %v, want the committed nodes %v", i+1, st.WorkDone, done)
+		}
+	}
+	h.s.detach(a, "stream broken")
+	check("a gone", 8*time.Second, 13, 2, 2)
+	h.s.detach(b, "stream broken")
+	h.clock.Advance(11 * time.Second) // nobody attached again
+	st = check("all gone", 8*time.Second, 15, 0, 2)
+	if len(st.Workers) != 0 || st.Summary.Workers != 2 || len(rb.cancelList()) != 0 {
+		t.Errorf("workers %d, peak %d, cancels %v; want 0, 2, none", len(st.Workers), st.Summary.Workers, rb.cancelList())
+	}
+	c, rc := h.worker("c", 20)
+	h.clock.Advance(2 * time.Second)
+	check("c attached", 10*time.Second, 0, 15, 2)
+	h.drive(c, rc)
+	st = check("done", 10*time.Second, 0, 0, 17)
+	if !st.Done || st.WorkDone != st.WorkTotal || st.Summary.Solutions != known[8].total {
+		t.Errorf("done %v, work %v of %v, solutions %d; want true, all, %d", st.Done, st.WorkDone, st.WorkTotal, st.Summary.Solutions, known[8].total)
+	}
+}
+
+// TestSchedStatusVerifying: verification leases are of committed tasks;
+// they must not make the queue look shorter than it is.
+func TestSchedStatusVerifying(t *testing.T) {
+	checkLeaks(t)
+	h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+	v, rv := h.worker("verifier", 0)
+	c, rc := h.worker("committer", 17)
+	for _, a := range rc.fresh() {
+		h.commit(c, a)
+	}
+	h.s.ready(v, 4) // verifications of the committed tasks
+	if got := indexes(rv.fresh()); !slices.Equal(got, span(0, 4)) {
+		t.Fatalf("verifier leased %v, want verifications of tasks 0..3", got)
+	}
+	st := h.status()
+	if st.Queued != 0 || st.Summary.Committed != 17 {
+		t.Errorf("queued %d, committed %d; want 0, 17", st.Queued, st.Summary.Committed)
+	}
+}
+
+// TestSchedEvents: joins, leaves, expiries, quarantines and the end are
+// recorded in order with growing Seq, eventsAfter returns only newer
+// ones, and at most maxEvents are kept.
+func TestSchedEvents(t *testing.T) {
+	h := newSchedHarness(t, 8, 1, schedOptions{}) // 3 tasks
+	a, _ := h.worker("a", 1)
+	h.expireAll()
+	b, rb := h.worker("b", 3)
+	liar, _ := h.worker("liar", 0)
+	for range maxStrikes {
+		h.s.rejectBatch(liar, 0, "bad batch")
+	}
+	h.drive(b, rb)
+	h.s.detach(a, "stream broken")
+	type ev struct {
+		kind   EventKind
+		worker string
+	}
+	want := []ev{{EventJoin, "a"}, {EventExpire, "a"}, {EventJoin, "b"}, {EventJoin, "liar"},
+		{EventQuarantine, "liar"}, {EventDone, ""}, {EventLeave, "a"}}
+	evs := h.s.eventsAfter(0)
+	var got []ev
+	for i, e := range evs {
+		got = append(got, ev{e.Kind, e.Worker})
+		if e.Seq != uint64(i+1) || !e.Time.Equal(h.clock.Now()) && e.Kind != EventJoin {
+			t.Errorf("event %d: seq %d, time %v", i, e.Seq, e.Time)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	if after := h.s.eventsAfter(4); len(after) != 3 || after[0].Seq != 5 {
+		t.Errorf("eventsAfter(4) = %v, want seq 5..7", after)
+	}
+	if after := h.s.eventsAfter(7); len(after) != 0 {
+		t.Errorf("eventsAfter(7) = %v, want none", after)
+	}
+	// A flapping cluster: join and leave events beyond maxEvents.
+	for i := range maxEvents {
+		s, _ := h.worker("flap", 0)
+		h.s.detach(s, "flap "+string(rune('a'+i%26)))
+	}
+	total := uint64(7 + 2*maxEvents)
+	evs = h.s.eventsAfter(0)
+	if len(evs) != maxEvents || evs[0].Seq != total-maxEvents+1 || evs[len(evs)-1].Seq != total {
+		t.Fatalf("%d events kept, seq %d..%d; want %d, %d..%d", len(evs), evs[0].Seq, evs[len(evs)-1].Seq, maxEvents, total-maxEvents+1, total)
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Seq != evs[i-1].Seq+1 {
+			t.Fatalf("seq %d after %d", evs[i].Seq, evs[i-1].Seq)
+		}
+	}
+	if after := h.s.eventsAfter(total - 10); len(after) != 10 {
+		t.Errorf("eventsAfter(%d) returned %d events, want 10", total-10, len(after))
+	}
+}
