@@ -180,10 +180,9 @@ func (h *schedHarness) commit(sess *session, a Assignment) {
 // drive answers honestly the pending assignments and every one rec
 // receives, with a credit back for each, until none comes, waiting for the
 // coordinator's own verifications in between; then it waits for the job
-// to finish.
-func (h *schedHarness) drive(sess *session, rec *recorder, pending ...Assignment) []verdict {
+// to finish. Honest work is never rejected nor in conflict.
+func (h *schedHarness) drive(sess *session, rec *recorder, pending ...Assignment) {
 	h.t.Helper()
-	var got []verdict
 	for {
 		h.s.wait()
 		as := append(pending, rec.fresh()...)
@@ -192,7 +191,9 @@ func (h *schedHarness) drive(sess *session, rec *recorder, pending ...Assignment
 			break
 		}
 		for _, a := range as {
-			got = append(got, h.s.result(sess, h.honest(a)))
+			if v := h.s.result(sess, h.honest(a)); v.outcome == OutcomeRejected || v.outcome == OutcomeConflict {
+				h.t.Errorf("honest result of task %d by %s: outcome %d (%s)", a.Task.Index, sess.name, v.outcome, v.reason)
+			}
 			h.s.ready(sess, 1)
 		}
 	}
@@ -203,7 +204,6 @@ func (h *schedHarness) drive(sess *session, rec *recorder, pending ...Assignment
 		h.t.Fatalf("the job did not finish: %d of %d committed, %d leased, %d queued", st.Summary.Committed, st.Summary.Tasks, st.Leased, st.Queued)
 	}
 	h.s.wait()
-	return got
 }
 
 // status is a fresh snapshot; it checks that the task states add up.
@@ -235,6 +235,8 @@ func (h *schedHarness) stats() Stats {
 	return st
 }
 
+// TestSchedLeaseOrder: fresh tasks go out in index order, taken-back ones
+// before them, lowest index first, one per credit.
 func TestSchedLeaseOrder(t *testing.T) {
 	tests := []struct {
 		name string
@@ -362,6 +364,9 @@ type retryStep struct {
 	end  string // fail, detach, expire, release
 }
 
+// TestSchedRetryCap: only the solver's own failures count toward a task's
+// retry cap, and only on distinct worker names (issue 12, D7): MaxAttempts
+// of them fail the job with an error naming the failure.
 func TestSchedRetryCap(t *testing.T) {
 	const failure = "solver exploded"
 	fail := func(name string) retryStep { return retryStep{name, "fail"} }
@@ -578,6 +583,8 @@ func foreignCases() []resultCase {
 	}
 }
 
+// TestSchedResults: late, duplicate, conflicting and foreign results get
+// the right verdict and counters, and change nothing else.
 func TestSchedResults(t *testing.T) {
 	for _, tc := range append(againCases(), foreignCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1051,5 +1058,47 @@ func TestSchedEvents(t *testing.T) {
 	}
 	if after := h.s.eventsAfter(total - 10); len(after) != 10 {
 		t.Errorf("eventsAfter(%d) returned %d events, want 10", total-10, len(after))
+	}
+}
+
+// TestSchedVerifiedTwice: a second, different result for a verification
+// already passed is a conflict with the committed counts; it must not
+// count as a verification again, or the job would end before every
+// sampled task is verified.
+func TestSchedVerifiedTwice(t *testing.T) {
+	checkLeaks(t)
+	h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+	v, rv := h.worker("v", 0)
+	w, rw := h.worker("w", 0)
+	c, rc := h.worker("committer", 17)
+	for _, a := range rc.fresh() {
+		h.commit(c, a)
+	}
+	h.s.ready(v, 1)
+	va := rv.fresh()[0]
+	if r := h.s.result(v, h.honest(va)); r.outcome != OutcomeVerified {
+		t.Fatalf("honest verification: outcome %d, want verified", r.outcome)
+	}
+	if r := h.s.result(v, lie(va, solver.Counts{Total: 16, Unique: 2, Nodes: 14})); r.outcome != OutcomeConflict {
+		t.Errorf("a second, different verification: outcome %d, want conflict", r.outcome)
+	}
+	h.s.wait()
+	h.s.ready(w, 15)
+	for _, a := range rw.fresh() {
+		if r := h.s.result(w, h.honest(a)); r.outcome != OutcomeVerified {
+			t.Errorf("verification of task %d: outcome %d, want verified", a.Task.Index, r.outcome)
+		}
+	}
+	if h.status().Done {
+		t.Fatal("the job is done with a sampled task not verified")
+	}
+	h.s.ready(w, 1)
+	h.drive(w, rw)
+	h.checkExact()
+	h.s.mu.Lock()
+	pending := h.s.pendingVerify
+	h.s.mu.Unlock()
+	if st := h.stats(); st.Verified != 17 || st.Conflicts != 1 || pending != 0 {
+		t.Errorf("verified %d, conflicts %d, pending %d; want 17, 1, 0", st.Verified, st.Conflicts, pending)
 	}
 }
