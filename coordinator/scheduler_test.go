@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -1102,3 +1103,68 @@ func TestSchedVerifiedTwice(t *testing.T) {
 		t.Errorf("verified %d, conflicts %d, pending %d; want 17, 1, 0", st.Verified, st.Conflicts, pending)
 	}
 }
+
+// memJournal records what the scheduler makes durable.
+type memJournal struct {
+	mu        sync.Mutex
+	commits   map[int]solver.Counts
+	by        map[int]uint64
+	distrust  []uint64
+	commitErr error
+}
+
+func (j *memJournal) Commit(index int, c solver.Counts, worker uint64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.commitErr != nil {
+		return j.commitErr
+	}
+	j.commits[index], j.by[index] = c, worker
+	return nil
+}
+
+func (j *memJournal) Distrust(worker uint64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.distrust = append(j.distrust, worker)
+	return nil
+}
+
+// TestSchedJournal: every commit reaches the journal with its committer's
+// key before the worker is told; a quarantine distrusts the liar's key; a
+// journal that fails fails the job.
+func TestSchedJournal(t *testing.T) {
+	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
+	h := newSchedHarness(t, 8, 2, schedOptions{Journal: j})
+	a, ra := h.worker("a", 5)
+	as := ra.fresh()
+	for _, x := range as[:2] {
+		v := h.s.result(a, h.honest(x))
+		if v.outcome != OutcomeCommitted || v.worker != a.key || !h.s.makeDurable(v) {
+			t.Fatalf("commit of task %d: outcome %d, worker %x (want %x)", x.Task.Index, v.outcome, v.worker, a.key)
+		}
+	}
+	h.s.wait()
+	if len(j.commits) != 2 || j.commits[1] != h.counts(1) || j.by[1] != a.key {
+		t.Errorf("journal %v by %v, want tasks 0 and 1 by %x", j.commits, j.by, a.key)
+	}
+	for _, x := range as[2:] {
+		h.s.result(a, lie(x, solver.Counts{Total: 7}))
+	}
+	if !a.quarantined || !slices.Equal(j.distrust, []uint64{a.key}) {
+		t.Errorf("quarantined %v, distrusted %x; want a's key %x", a.quarantined, j.distrust, a.key)
+	}
+	j.commitErr = errFakeDisk
+	b, rb := h.worker("b", 1)
+	v := h.s.result(b, h.honest(rb.fresh()[0]))
+	if v.outcome != OutcomeCommitted || h.s.makeDurable(v) {
+		t.Fatalf("a commit the journal refused: outcome %d, durable", v.outcome)
+	}
+	h.s.wait()
+	if _, _, _, err := h.s.totals(); err == nil || !strings.Contains(err.Error(), "journal commit of task 0") {
+		t.Errorf("job error %v, want the journal's", err)
+	}
+}
+
+// errFakeDisk is a journal's failure.
+var errFakeDisk = errors.New("disk on fire")
