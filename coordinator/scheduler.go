@@ -3,6 +3,7 @@ package coordinator
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -311,7 +312,7 @@ func (s *scheduler) join(req joinRequest, out mailbox) (*session, error) {
 	if len(s.sessions) >= s.opt.MaxSessions {
 		s.dropUnattachedLocked(s.opt.Clock.Now())
 		if len(s.sessions) >= s.opt.MaxSessions {
-			return nil, errTooManyWorkers
+			return nil, fmt.Errorf("%w (%d)", errTooManyWorkers, s.opt.MaxSessions)
 		}
 	}
 	s.nextWID++
@@ -346,7 +347,7 @@ func workerKey() uint64 {
 }
 
 // errTooManyWorkers refuses a Join beyond MaxSessions.
-var errTooManyWorkers = fmt.Errorf("more than %d workers joined", maxSessions)
+var errTooManyWorkers = errors.New("every worker place is taken")
 
 // dropUnattachedLocked forgets sessions that joined but opened no Work
 // stream within attachTimeout (or a lease, if shorter): a worker that died
@@ -521,7 +522,7 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	}
 	s.stats.Requeued++
 	if why == causeSolver && !t.committed {
-		t.failedOn = addDistinct(t.failedOn, l.sess.name)
+		t.failedOn = addDistinct(t.failedOn, l.sess.failureName())
 		if len(t.failedOn) >= s.opt.MaxAttempts {
 			s.failLocked(fmt.Errorf("task %d failed on %d workers (last: %s); giving up (retry cap --max-attempts)", l.task, len(t.failedOn), reason))
 			return
@@ -530,6 +531,16 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	if !t.committed && !t.queued {
 		s.retryPushLocked(l.task)
 	}
+}
+
+// failureName is who a solver failure is held against: the worker's name,
+// which a crash-looping pod keeps across its sessions, or the session when
+// the worker gave none (nameless workers are not all one worker).
+func (sess *session) failureName() string {
+	if sess.name == "" {
+		return "session " + sess.id
+	}
+	return sess.name
 }
 
 // addDistinct appends name to names unless it is there already.
