@@ -38,7 +38,9 @@ const (
 	// grow the coordinator's memory without bound (those that never open a
 	// Work stream are forgotten after attachTimeout). A Join beyond it is
 	// refused with ResourceExhausted, which workers retry with back-off.
-	maxSessions = 4096
+	// 16384 lets 10,000 single-slot pods join one coordinator (issue 11);
+	// a session costs about a kilobyte, so the bound is 16 MB.
+	maxSessions = 16384
 	// attachTimeout is how long a joined session may wait for its Work
 	// stream's first Ready before the coordinator forgets it (a lease, when
 	// the lease is shorter). A worker opens its stream right after Join, one
@@ -177,13 +179,27 @@ func validateWork(w wire, m *nqueenspb.WorkRequest) error {
 			return bad("solution batch of %d bytes for %d solutions of n=%d", len(b.GetPacked()), b.GetCount(), w.n)
 		}
 	case *nqueenspb.WorkRequest_Result:
-		r := m.Result
-		if r.GetTaskId() == nil {
-			return bad("result without a task id")
+		return validateResult(m.Result)
+	case *nqueenspb.WorkRequest_ResultBatch:
+		if len(m.ResultBatch.GetResults()) > maxCredits {
+			return bad("result batch of %d results, at most %d", len(m.ResultBatch.GetResults()), maxCredits)
 		}
-		if len(r.GetFailure()) > maxFailureBytes {
-			return bad("result: failure text of %d bytes, at most %d", len(r.GetFailure()), maxFailureBytes)
+		for _, r := range m.ResultBatch.GetResults() {
+			if err := validateResult(r); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// validateResult checks the shape of one Result.
+func validateResult(r *nqueenspb.Result) error {
+	if r.GetTaskId() == nil {
+		return status.Error(codes.InvalidArgument, "result without a task id")
+	}
+	if len(r.GetFailure()) > maxFailureBytes {
+		return status.Errorf(codes.InvalidArgument, "result: failure text of %d bytes, at most %d", len(r.GetFailure()), maxFailureBytes)
 	}
 	return nil
 }

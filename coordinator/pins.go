@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
@@ -46,7 +45,7 @@ func (c Config) newPinnedPlan() (solver.Plan, error) {
 	if depth == AutoDepth {
 		slots := c.Workers
 		if slots == 0 {
-			slots = runtime.NumCPU()
+			slots = remoteSlots
 		}
 		depth = solver.AutoPinnedDepth(c.N, slots, c.Pins)
 	}

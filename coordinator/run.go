@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -102,8 +101,14 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 	return j, nil
 }
 
+// remoteSlots is the cluster AutoDepth plans for when every worker is
+// remote: the coordinator cannot know how many will join, and tasks are
+// cheap (batched), so it plans tens of tasks per slot for a cluster of
+// this size rather than for its own cores (issue 11).
+const remoteSlots = 512
+
 // newPlan plans the tasks: AutoDepth sizes the plan for the embedded
-// workers, or for this machine's cores when every worker is remote.
+// workers, or for remoteSlots when every worker is remote.
 func (c Config) newPlan() (solver.Plan, error) {
 	if c.pinned() {
 		return c.newPinnedPlan() // pins.go
@@ -112,7 +117,7 @@ func (c Config) newPlan() (solver.Plan, error) {
 	if depth == AutoDepth {
 		slots := c.Workers
 		if slots == 0 {
-			slots = runtime.NumCPU()
+			slots = remoteSlots
 		}
 		depth = solver.AutoDepth(c.N, slots, c.kind())
 	}

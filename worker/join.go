@@ -63,7 +63,7 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 		client: client, cfg: cfg, log: log,
 		req: &nqueenspb.JoinRequest{
 			Name: cfg.Name, Slots: uint32(cfg.Slots),
-			SolverVersion: solverVersion, BuildVersion: version.Get().String(),
+			SolverVersion: solverVersion, BuildVersion: version.Get().String(), Batches: true,
 		},
 		deadline: time.Now().Add(cfg.JoinTimeout),
 	}

@@ -42,6 +42,8 @@ type session struct {
 	sent    chan struct{}               // closed when sendLoop has ended
 	msgs    chan recv                   // what recvLoop received
 	slots   chan struct{}               // one token per task computing now
+	pf      *prefetch                   // how many leases to hold in reserve
+	batches bool                        // the coordinator reads ResultBatch
 
 	mu    sync.Mutex
 	tasks map[uint64]context.CancelFunc // guarded by mu: the leases held, by id
@@ -89,11 +91,13 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		msgs:    make(chan recv),
 		slots:   make(chan struct{}, cfg.Slots),
 		tasks:   make(map[uint64]context.CancelFunc),
+		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
+		batches: jr.GetBatches(),
 	}
 	if s.heartbeat <= 0 {
 		s.heartbeat = defaultHeartbeat
 	}
-	s.out <- readyMsg(jr.GetWorkerId(), cfg.Slots+cfg.Prefetch) // the queue is empty: never blocks
+	s.out <- readyMsg(jr.GetWorkerId(), s.pf.initial()) // the queue is empty: never blocks
 	s.loops.Go(s.sendLoop)
 	s.loops.Go(s.heartbeatLoop)
 	s.loops.Go(s.recvLoop)
@@ -135,6 +139,10 @@ func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (draine
 	switch m := m.GetMsg().(type) {
 	case *nqueenspb.WorkResponse_Assign:
 		s.startTask(ctx, m.Assign)
+	case *nqueenspb.WorkResponse_AssignBatch:
+		for _, a := range m.AssignBatch.GetAssigns() {
+			s.startTask(ctx, a)
+		}
 	case *nqueenspb.WorkResponse_Cancel:
 		s.mu.Lock()
 		if cancel := s.tasks[m.Cancel.GetLeaseId()]; cancel != nil {
@@ -143,16 +151,26 @@ func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (draine
 		s.mu.Unlock()
 		s.log.Debug("task cancelled", "task", m.Cancel.GetTaskId().GetIndex(), "reason", m.Cancel.GetReason())
 	case *nqueenspb.WorkResponse_Ack:
-		switch m.Ack.GetOutcome() {
-		case nqueenspb.Ack_OUTCOME_COMMITTED, nqueenspb.Ack_OUTCOME_VERIFIED, nqueenspb.Ack_OUTCOME_DUPLICATE:
-		default:
-			s.log.Warn("result not committed", "task", m.Ack.GetTaskId().GetIndex(), "outcome", m.Ack.GetOutcome().String(), "reason", m.Ack.GetReason())
+		s.ack(m.Ack)
+	case *nqueenspb.WorkResponse_AckBatch:
+		for _, a := range m.AckBatch.GetAcks() {
+			s.ack(a)
 		}
 	case *nqueenspb.WorkResponse_Drain:
 		info(s.cfg, s.log)("drained by coordinator", "reason", m.Drain.GetReason())
 		return true
 	}
 	return false
+}
+
+// ack takes the coordinator's answer to a Result.
+func (s *session) ack(a *nqueenspb.Ack) {
+	s.pf.acked(uint64(a.GetTaskId().GetIndex()))
+	switch a.GetOutcome() {
+	case nqueenspb.Ack_OUTCOME_COMMITTED, nqueenspb.Ack_OUTCOME_VERIFIED, nqueenspb.Ack_OUTCOME_DUPLICATE:
+	default:
+		s.log.Warn("result not committed", "task", a.GetTaskId().GetIndex(), "outcome", a.GetOutcome().String(), "reason", a.GetReason())
+	}
 }
 
 // startTask holds a new lease and runs its task on its own goroutine; the
@@ -173,12 +191,15 @@ func (s *session) startTask(ctx context.Context, a *nqueenspb.Assign) {
 // was cancelled or handed back meanwhile, and returns the slot's credit.
 func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 	var res *nqueenspb.Result
+	var took time.Duration
 	select {
 	case s.slots <- struct{}{}:
 		if ctx.Err() == nil {
+			start := time.Now()
 			res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
 				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
 			})
+			took = time.Since(start)
 		}
 		<-s.slots
 	case <-ctx.Done():
@@ -191,11 +212,14 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 		if res.GetFailure() != "" {
 			s.log.Error("task failed", "task", a.GetTaskId().GetIndex(), "error", res.GetFailure())
 		}
+		s.pf.resultSent(uint64(a.GetTaskId().GetIndex()))
 		if !s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: res}}) {
 			return
 		}
 	}
-	s.send(readyMsg("", 1))
+	if credits := s.pf.done(took); credits > 0 {
+		s.send(readyMsg("", credits))
+	}
 }
 
 // send queues m for sendLoop; it reports false once the session stops.
@@ -209,13 +233,15 @@ func (s *session) send(m *nqueenspb.WorkRequest) bool {
 }
 
 // sendLoop sends what is queued until stop; then it flushes the queue (a
-// Release) and closes the worker's side of the stream.
+// Release) and closes the worker's side of the stream. To a coordinator
+// that reads ResultBatch it sends the Results and Readies queued at once
+// as one message.
 func (s *session) sendLoop() {
 	defer close(s.sent)
 	for {
 		select {
 		case m := <-s.out:
-			if err := s.stream.Send(m); err != nil {
+			if err := s.sendQueued(m); err != nil {
 				s.sendErr <- err
 				return
 			}
@@ -231,6 +257,58 @@ func (s *session) sendLoop() {
 					return
 				}
 			}
+		}
+	}
+}
+
+// sendQueued sends m and whatever else is queued right now, merging runs
+// of Results and Readies into ResultBatches when the coordinator reads
+// them; everything else keeps its place (a task's batches go before its
+// Result).
+func (s *session) sendQueued(m *nqueenspb.WorkRequest) error {
+	if !s.batches {
+		return s.stream.Send(m)
+	}
+	var batch *nqueenspb.ResultBatch
+	flush := func() error {
+		if batch == nil {
+			return nil
+		}
+		b := batch
+		batch = nil
+		if len(b.Results) == 0 {
+			return s.stream.Send(readyMsg("", int(b.Credits)))
+		}
+		return s.stream.Send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_ResultBatch{ResultBatch: b}})
+	}
+	for n := 0; ; n++ {
+		r, isResult := m.GetMsg().(*nqueenspb.WorkRequest_Result)
+		ready, isReady := m.GetMsg().(*nqueenspb.WorkRequest_Ready)
+		switch {
+		case isResult || isReady && ready.Ready.GetWorkerId() == "":
+			if batch == nil {
+				batch = &nqueenspb.ResultBatch{}
+			}
+			if isResult {
+				batch.Results = append(batch.Results, r.Result)
+			} else {
+				batch.Credits += ready.Ready.GetCredits()
+			}
+		default:
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := s.stream.Send(m); err != nil {
+				return err
+			}
+		}
+		if n >= outQueue { // bounded: a batch never holds more than the queue
+			return flush()
+		}
+		select {
+		case m = <-s.out:
+		default:
+			return flush()
 		}
 	}
 }
