@@ -121,6 +121,7 @@ type clusterReport struct {
 	Commits             int     `json:"commits"`       // COMMITTED acks received
 	NotCommitted        int     `json:"not_committed"` // any other ack outcome
 	Drained             int     `json:"drained"`       // workers that ended on the coordinator's Drain
+	Late                int     `json:"late_workers"`  // joined as the job ended, never drained
 	AcksAfterDrain      int     `json:"acks_after_drain"`
 	Total               uint64  `json:"total"`
 	Unique              uint64  `json:"unique"`
@@ -334,13 +335,8 @@ func raiseFileLimit(want int) error {
 // connections per source address, and on Linux all of 127.0.0.0/8 is
 // loopback.
 func sourceAddr(i int) net.IP {
-	v := uint32(0x7f000002)
-	for range i {
-		v++
-		for v&0xff == 0 || v&0xff == 0xff {
-			v++
-		}
-	}
+	p := uint32(i) + 1 // 127.0.0.1, position 0, is the coordinator's
+	v := 0x7f000000 + p/254*256 + p%254 + 1
 	return net.IPv4(byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
 }
 
@@ -511,6 +507,7 @@ type simJob struct {
 	fingerprint     uint64
 	table           []solver.Counts
 	slots, credits  int
+	committed       atomic.Int64 // COMMITTED acks received by all workers
 }
 
 // simWorker is one simulated worker and what it measured.
@@ -524,7 +521,8 @@ type simWorker struct {
 	ackTimes             []int64         // when each commit's Ack came (Unix ns)
 	commits, others      int
 	drained              bool
-	lateAcks             int // Acks received after the Drain
+	lateAcks             int  // Acks received after the Drain
+	late                 bool // came when the job was over, and got no Drain
 }
 
 // run connects, joins and works until the coordinator drains the worker.
@@ -550,13 +548,16 @@ func (w *simWorker) run(ctx context.Context, joins chan struct{}) error {
 	}
 	jr, err := w.join(ctx, client)
 	<-joins
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
+	if err == nil {
+		err = w.work(ctx, client, jr)
 	}
-	return w.work(ctx, client, jr)
+	if err != nil && (ctx.Err() != nil || w.job.committed.Load() >= int64(w.job.tasks)) {
+		// Stopped, or the job was over before this worker got its Drain:
+		// it joined as the coordinator was shutting down.
+		w.late = !w.drained
+		return nil
+	}
+	return err
 }
 
 // join calls Join until it succeeds, retrying an unavailable coordinator,
@@ -712,6 +713,7 @@ func (s *simSession) acked(a *nqueenspb.Ack) {
 		return
 	}
 	s.w.commits++
+	s.w.job.committed.Add(1)
 	if t, ok := s.sent[idx]; ok {
 		s.w.latencies = append(s.w.latencies, now.Sub(t))
 		s.w.ackTimes = append(s.w.ackTimes, now.UnixNano())
@@ -762,6 +764,9 @@ func (ss simSet) fill(rep *clusterReport) {
 		rep.AcksAfterDrain += w.lateAcks
 		if w.drained {
 			rep.Drained++
+		}
+		if w.late {
+			rep.Late++
 		}
 		lat = append(lat, w.latencies...)
 		if !w.firstAssign.IsZero() {
