@@ -75,16 +75,22 @@ func runClusterCmd(t *testing.T, args ...string) (int, map[string]any, string) {
 // checkReport checks the fields every exact run must have.
 func checkReport(t *testing.T, rep map[string]any, n, tasks, workers int, journal bool) {
 	t.Helper()
+	known, _ := solver.Known(n)
+	checkReportCounts(t, rep, known, tasks, workers, journal)
+}
+
+// checkReportCounts is checkReport for a run whose exact total is known.
+func checkReportCounts(t *testing.T, rep map[string]any, known solver.Counts, tasks, workers int, journal bool) {
+	t.Helper()
 	for _, f := range []string{"tasks", "workers", "commits_per_second", "p99_commit_ms", "coordinator_rss_mb",
 		"journal_bytes_per_task", "elapsed_seconds", "total", "exact"} {
 		if _, ok := rep[f]; !ok {
 			t.Errorf("report has no field %q: %v", f, rep)
 		}
 	}
-	known, _ := solver.Known(n)
 	num := func(f string) float64 { v, _ := rep[f].(float64); return v }
 	if rep["exact"] != true || num("total") != float64(known.Total) || num("unique") != float64(known.Unique) {
-		t.Errorf("N=%d: exact %v, total %v, unique %v; want true, %d, %d", n, rep["exact"], rep["total"], rep["unique"], known.Total, known.Unique)
+		t.Errorf("exact %v, total %v, unique %v; want true, %d, %d", rep["exact"], rep["total"], rep["unique"], known.Total, known.Unique)
 	}
 	if num("tasks") != float64(tasks) || num("commits") != float64(tasks) || num("workers") != float64(workers) {
 		t.Errorf("tasks %v, commits %v, workers %v; want %d, %d, %d", rep["tasks"], rep["commits"], rep["workers"], tasks, tasks, workers)
@@ -127,6 +133,20 @@ func TestClusterExact(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cache, "counts-n10-d3-v"+strconv.Itoa(solver.Version)+".bin")); err != nil {
 		t.Errorf("count table not cached: %v", err)
+	}
+}
+
+// TestClusterSynthetic: with --synthetic every task answers total 2,
+// fundamental 1, so the coordinator's total shows each task counted once.
+func TestClusterSynthetic(t *testing.T) {
+	bin := coordinatorBin(t)
+	code, rep, stderr := runClusterCmd(t, "--n", "10", "--depth", "4", "--workers", "5", "--synthetic", "--coordinator", bin, "--cache", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	checkReportCounts(t, rep, solver.Counts{Total: 2 * 392, Unique: 392}, 392, 5, false)
+	if rep["synthetic"] != true || strings.Contains(stderr, "counting the") {
+		t.Errorf("synthetic %v; stderr %q: want true, and no table counted", rep["synthetic"], stderr)
 	}
 }
 
