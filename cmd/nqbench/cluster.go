@@ -125,11 +125,12 @@ type clusterReport struct {
 	SteadyCommitsPerSec float64 `json:"steady_commits_per_second"` // commits / time once every worker had its first Assign
 	CoordinatorCPU      float64 `json:"coordinator_cpu_seconds"`   // user + system
 	CPUPerTaskUS        float64 `json:"coordinator_cpu_us_per_task"`
-	WallSeconds         float64 `json:"wall_seconds"`  // coordinator start to its exit
-	Commits             int     `json:"commits"`       // COMMITTED acks received
-	NotCommitted        int     `json:"not_committed"` // any other ack outcome
-	Drained             int     `json:"drained"`       // workers that ended on the coordinator's Drain
-	Late                int     `json:"late_workers"`  // joined as the job ended, never drained
+	LoadgenCPU          float64 `json:"loadgen_cpu_seconds"` // this process's, while the workers ran
+	WallSeconds         float64 `json:"wall_seconds"`        // coordinator start to its exit
+	Commits             int     `json:"commits"`             // COMMITTED acks received
+	NotCommitted        int     `json:"not_committed"`       // any other ack outcome
+	Drained             int     `json:"drained"`             // workers that ended on the coordinator's Drain
+	Late                int     `json:"late_workers"`        // joined as the job ended, never drained
 	AcksAfterDrain      int     `json:"acks_after_drain"`
 	Total               uint64  `json:"total"`
 	Unique              uint64  `json:"unique"`
@@ -244,10 +245,12 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 	if err != nil {
 		return rep, err
 	}
+	cpu0 := selfCPU()
 	sims, sum, err := drive(ctx, co, cfg, plan, table)
 	if err != nil {
 		return rep, err
 	}
+	rep.LoadgenCPU = (selfCPU() - cpu0).Seconds()
 	rep.WallSeconds = co.wall.Seconds()
 	rep.CoordinatorCPU = co.cpu.Seconds()
 	rep.CPUPerTaskUS = co.cpu.Seconds() * 1e6 / float64(max(rep.Tasks, 1))
@@ -321,6 +324,15 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 		return nil, sum, fmt.Errorf("coordinator --json output: %v: %q", err, co.stdout.String())
 	}
 	return sims, sum, nil
+}
+
+// selfCPU is this process's user and system time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // raiseFileLimit lifts RLIMIT_NOFILE to at least want (up to the hard
