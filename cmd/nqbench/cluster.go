@@ -303,9 +303,15 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	select {
 	case coErr = <-exited:
 	case <-wctx.Done(): // a worker failed, or the timeout
-		co.kill() // a no-op if it has just exited by itself
-		coErr = <-exited
-		workerFailed = coErr != nil
+		// A worker that joins as the job ends finds the port closed: if
+		// the coordinator is shutting down, it exits by itself at once.
+		select {
+		case coErr = <-exited:
+		case <-time.After(drainWait):
+			co.kill()
+			coErr = <-exited
+			workerFailed = true
+		}
 	}
 	// Workers still joining when the job ended never get a Drain: stop
 	// them. Those drained have ended or are ending by themselves.
@@ -531,7 +537,6 @@ type simJob struct {
 	fingerprint     uint64
 	table           []solver.Counts
 	slots, credits  int
-	committed       atomic.Int64 // COMMITTED acks received by all workers
 }
 
 // simWorker is one simulated worker and what it measured.
@@ -545,8 +550,7 @@ type simWorker struct {
 	ackTimes             []int64         // when each commit's Ack came (Unix ns)
 	commits, others      int
 	drained              bool
-	lateAcks             int  // Acks received after the Drain
-	late                 bool // came when the job was over, and got no Drain
+	lateAcks             int // Acks received after the Drain
 }
 
 // run connects, joins and works until the coordinator drains the worker.
@@ -575,11 +579,8 @@ func (w *simWorker) run(ctx context.Context, joins chan struct{}) error {
 	if err == nil {
 		err = w.work(ctx, client, jr)
 	}
-	if err != nil && (ctx.Err() != nil || w.job.committed.Load() >= int64(w.job.tasks)) {
-		// Stopped, or the job was over before this worker got its Drain:
-		// it joined as the coordinator was shutting down.
-		w.late = !w.drained
-		return nil
+	if err != nil && ctx.Err() != nil {
+		return nil // stopped: the job ended before this worker's Drain
 	}
 	return err
 }
@@ -737,7 +738,6 @@ func (s *simSession) acked(a *nqueenspb.Ack) {
 		return
 	}
 	s.w.commits++
-	s.w.job.committed.Add(1)
 	if t, ok := s.sent[idx]; ok {
 		s.w.latencies = append(s.w.latencies, now.Sub(t))
 		s.w.ackTimes = append(s.w.ackTimes, now.UnixNano())
@@ -789,7 +789,7 @@ func (ss simSet) fill(rep *clusterReport) {
 		if w.drained {
 			rep.Drained++
 		}
-		if w.late {
+		if !w.drained {
 			rep.Late++
 		}
 		lat = append(lat, w.latencies...)

@@ -92,8 +92,11 @@ func checkReportCounts(t *testing.T, rep map[string]any, known solver.Counts, ta
 	if rep["exact"] != true || num("total") != float64(known.Total) || num("unique") != float64(known.Unique) {
 		t.Errorf("exact %v, total %v, unique %v; want true, %d, %d", rep["exact"], rep["total"], rep["unique"], known.Total, known.Unique)
 	}
-	if num("tasks") != float64(tasks) || num("commits") != float64(tasks) || num("workers") != float64(workers) {
-		t.Errorf("tasks %v, commits %v, workers %v; want %d, %d, %d", rep["tasks"], rep["commits"], rep["workers"], tasks, tasks, workers)
+	// The coordinator may end a stream before the last Acks of a journaled
+	// run are sent (their commits are durable): at most a worker's credits
+	// each.
+	if c := num("commits"); num("tasks") != float64(tasks) || c > float64(tasks) || c < float64(tasks-3*workers) || num("workers") != float64(workers) {
+		t.Errorf("tasks %v, commits %v, workers %v; want %d, %d (or a few less), %d", rep["tasks"], rep["commits"], rep["workers"], tasks, tasks, workers)
 	}
 	if num("drained")+num("late_workers") != float64(workers) || num("drained") < 1 || num("not_committed") != 0 {
 		t.Errorf("drained %v, late %v, not committed %v; want %d drained or late, 0", rep["drained"], rep["late_workers"], rep["not_committed"], workers)
