@@ -49,7 +49,7 @@ func (s *scheduler) result(sess *session, r report) verdict {
 		endOwn()
 		s.stats.Rejected++
 		return verdict{outcome: OutcomeRejected, reason: "worker quarantined"}
-	case t.committed && own && l.verify:
+	case t.committed && own && l.verify && t.verify != verifyNone:
 		endOwn()
 		return s.verifyResultLocked(sess, idx, r.counts)
 	case t.committed:

@@ -3,60 +3,70 @@
 // leases them to workers over gRPC (nqueens.v1.CoordinatorService), and
 // commits the first valid result of each task exactly once.
 //
-//	cfg := coordinator.NewConfig(12) // embedded workers: one per CPU
-//	cfg.Workers = 4                  // real gRPC clients over loopback
-//	sum, err := coordinator.Run(ctx, cfg, hclog.NewNullLogger())
-//	// sum.Solutions == 14200, sum.Unique == 1787; the summary is on cfg.Stdout
+//	cfg := coordinator.NewConfig(12)
+//	cfg.Workers = 4                       // embedded: real gRPC clients over loopback
+//	job, err := coordinator.New(cfg, log) // plans, opens the journal, binds the listener
+//	go watch(job.Status, job.Events)      // a copy of the job's state, any time
+//	sum, err := job.Run(ctx)              // sum.Solutions == 14200, sum.Unique == 1787
 //
 // With cfg.Workers = 0 the job waits for remote workers (`worker --join
-// ADDR`); cfg.Listen says where (the bound address is logged and given to
-// cfg.OnListen).
+// job.Addr()`). The package prints nothing and draws nothing: the command
+// opens the sinks (cfg.Sink, package render), the journal (cfg.OpenJournal,
+// package journal) and the status server (package status), and prints the
+// Summary that Run returns.
 //
-// How it stays exact. The scheduler (scheduler.go) holds all job state
-// under one lock: the queue, the leases, the committed results. A worker
-// grants credits (Ready) and gets at most that many leases (Assign). A
-// lease ends with a Result, or is taken back when the worker's stream
-// breaks, its deadline passes without a heartbeat (the injected Clock), or
-// the worker releases it; taken-back tasks go to the front of the queue,
-// and each task has a retry cap (MaxAttempts) after which the job fails.
+// The rooms, one job each:
+//
+//   - scheduler.go, commit.go, verify.go, observe.go: the lease policy in
+//     plain Go types (TaskID, Assignment, report, verdict). One lock holds
+//     the queue, the leases and the committed results; an injected Clock
+//     expires leases; every dependency comes through schedOptions. It
+//     speaks no proto and is unit-tested alone (scheduler_test.go).
+//   - server.go, outbox.go, spill.go, limits.go: the wire. The gRPC
+//     service turns WorkRequests into scheduler calls and the scheduler's
+//     mailbox messages into WorkResponses (batched for workers that read
+//     batches), checks every message against the limits, and spills a
+//     listing's batches into the listing package's spools.
+//   - listener.go: connections before anyone has joined: handshake
+//     timeout, idle pre-join connections closed, a cap per address.
+//   - run.go: the Job: New, Run's start and shutdown, Status.
+//
+// How it stays exact. A worker grants credits (Ready) and gets at most
+// that many leases (Assign). A lease ends with a Result, or is taken back
+// when the worker's stream breaks, its deadline passes without a heartbeat,
+// or the worker releases it; taken-back tasks go to the front of the
+// queue. Only a failure reported by the solver itself counts against a
+// task, and only once per worker name: a task that fails on MaxAttempts
+// distinct workers fails the job, while a crash-looping worker does not.
 // The first valid Result of a task id (plan fingerprint + index) from a
-// worker that held a lease on it is committed, after Config.Journal (when
+// worker that held a lease on it is committed, after cfg.Journal (when
 // set) made it durable and before the worker's Ack; later results are
-// compared and dropped, mismatches logged and counted as conflicts. Totals
-// are recomputed from the committed results with overflow-checked
-// addition.
+// compared and dropped, mismatches logged and counted as conflicts.
+// Implausible counts (odd totals, more fundamental solutions than
+// solutions, more than the whole board has) are rejected and earn the
+// worker a strike; maxStrikes strikes quarantine it. Totals are recomputed
+// from the committed results with overflow-checked addition.
 //
-// Listing solutions. A listing runs the counting plan: with --solutions
-// or pictures each task streams the representative of every symmetry
-// class it covers (solver.ListTask), about an eighth of its solutions. Each
-// batch is validated (codec.go: valid placements, representatives inside
-// the task, in order) and spilled to a temporary file per attempt (a
-// listing.Spool per session). Only the committed attempt's file is kept;
-// package listing turns each representative into the solutions of its
-// class, sorts them on disk, and once every task is in, writes them to the
-// Sink in lexicographic order: the sequential backtracker's order whatever
-// the number of workers, with memory bounded. An attempt's file goes as
-// soon as its lease ends without a Result; a session that abandons too
-// many, or finds the job's spill files all taken, is ended with
-// ResourceExhausted (listing.ErrOverBudget), never the job.
+// Listing solutions. A listing runs the counting plan: each task streams
+// the representative of every symmetry class it covers (solver.ListTask).
+// Each batch is validated (codec.go: valid placements, representatives
+// inside the task, in order) and spilled to a file of its own per attempt
+// (package listing's Spool); only the committed attempt's file is kept,
+// and package listing writes every solution in lexicographic order once
+// every task is in.
 //
-// Trust (issue 6): Config.ServerOptions and Config.WorkerDialOptions take
-// interceptors and TLS credentials (package auth, wired by the coordinator
-// command's --token and --tls-* flags); Config.OpenJournal opens a journal
-// once the plan is known, so every commit is durable before its Ack and a
-// resumed run skips the committed tasks (package journal, --state and
-// --resume); Config.VerifyFraction recomputes a sample of committed tasks
-// on other workers and quarantines workers caught lying (verify.go).
+// Trust: cfg.ServerOptions and cfg.WorkerDialOptions take interceptors
+// and TLS credentials (package auth); cfg.VerifyFraction recomputes a
+// sample of committed tasks on other workers and quarantines workers
+// caught lying (verify.go).
 //
-// Limits (limits.go). Everything a worker sends is bounded: messages of
-// at most MaxRecvMsgSize (4 MiB) and 64 streams per connection; Join
-// checks the solver version, slots (1..4096) and the name (256 bytes), and
-// at most 4096 workers are joined; validateWork refuses Work messages no
-// correct worker sends (a result or batch without a task id, more than
-// 4096 lease ids, a batch over 1 MiB or not a whole number of solutions, a
-// batch in a counting job); and a token bucket lets each worker send
-// Config.MessageRate messages per second (DefaultMessageRate) beyond three
-// per task it is given. A refusal is a gRPC status (InvalidArgument,
-// FailedPrecondition or ResourceExhausted) and a log line; a refused Work
-// session ends and its leases go back to the queue.
+// Bounds (limits.go, listener.go, outbox.go, warn.go): everything a peer
+// can make the coordinator hold has a limit, named with its reason:
+// message sizes, streams per connection, joined workers (maxSessions),
+// credits, connections in all and per address before Join, the messages
+// queued for one worker (maxOutbox), the ended leases remembered for late
+// results (maxEndedLeases), the spill files of one session and of the job
+// (package listing), the message rate and the warnings one worker may
+// cause (warnBurst, warnEvery). A refusal is a gRPC status and a log line;
+// the session ends, never the job.
 package coordinator

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/version"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -35,13 +36,26 @@ const (
 	maxConcurrentStreams = 64
 	// maxSessions bounds the joined workers, so Join calls in a loop cannot
 	// grow the coordinator's memory without bound (those that never open a
-	// Work stream are forgotten after a lease).
-	maxSessions = 4096
+	// Work stream are forgotten after attachTimeout). A Join beyond it is
+	// refused with ResourceExhausted, which workers retry with back-off.
+	// 16384 lets 10,000 single-slot pods join one coordinator (issue 11);
+	// a session costs about a kilobyte, so the bound is 16 MB.
+	maxSessions = 16384
+	// attachTimeout is how long a joined session may wait for its Work
+	// stream's first Ready before the coordinator forgets it (a lease, when
+	// the lease is shorter). A worker opens its stream right after Join, one
+	// round trip later; Joins that never open one (a worker that died in
+	// between, a client that only joins) give their place back within
+	// seconds, so a worker refused for capacity gets in well within its
+	// --join-timeout. A worker forgotten this way is told so by Work
+	// (FailedPrecondition) and joins again.
+	attachTimeout = 5 * time.Second
 	// maxConnections bounds the open TCP connections: every joined worker
-	// (maxSessions) with room for health probes and Joins in flight.
-	// Connections beyond it wait in the kernel's accept queue until one
-	// closes, so a flood of idle connections cannot use up the
-	// coordinator's file descriptors and memory.
+	// (maxSessions) with room for health probes and Joins in flight, so a
+	// flood of connections cannot use up the coordinator's file
+	// descriptors and memory. A connection beyond it pushes out the oldest
+	// one that has not joined (listener.go), so idle connections cannot
+	// lock workers out either.
 	maxConnections = maxSessions + 256
 	// maxSlots bounds JoinRequest.slots and --workers: more than any
 	// machine has cores.
@@ -55,6 +69,9 @@ const (
 	maxLeaseIDs = maxCredits
 	// maxNameBytes caps JoinRequest.name, which goes into log lines.
 	maxNameBytes = 256
+	// maxBuildBytes caps JoinRequest.build_version, which goes into the
+	// refusal of another solver version (a --version line is ~80 bytes).
+	maxBuildBytes = 256
 	// maxWorkerIDBytes caps Ready.worker_id (the coordinator's ids are
 	// "w" and a number).
 	maxWorkerIDBytes = 64
@@ -70,11 +87,6 @@ const (
 	// not check much more than this many full batches anyway. A worker that
 	// floods is cut off with ResourceExhausted and its leases go back.
 	DefaultMessageRate = 20000
-	// unattachedTTL is how long a Join may go without its Work stream
-	// before it is forgotten (at most a lease): a real worker opens its
-	// stream at once, and joins that never do must not hold the places
-	// of maxSessions for long (issue 12, D11).
-	unattachedTTL = 10 * time.Second
 	// maxStrikes is how many invalid results or solution batches a worker
 	// may send before it is quarantined: one can be a bug crossing a
 	// restart, three are a broken or hostile worker.
@@ -91,11 +103,23 @@ const (
 )
 
 // validateJoin checks a JoinRequest's fields. Its errors are gRPC
-// statuses: FailedPrecondition for another solver version, InvalidArgument
-// for the rest.
+// statuses: FailedPrecondition for another solver version (naming both
+// versions and both builds, so an operator knows which binaries to line
+// up), InvalidArgument for the rest.
 func validateJoin(req *nqueenspb.JoinRequest) error {
+	build := req.GetBuildVersion()
+	if len(build) > maxBuildBytes {
+		return status.Errorf(codes.InvalidArgument, "build version of %d bytes, at most %d", len(build), maxBuildBytes)
+	}
+	if !utf8.ValidString(build) {
+		return status.Error(codes.InvalidArgument, "build version is not valid UTF-8")
+	}
 	if req.GetSolverVersion() != solver.Version {
-		return status.Errorf(codes.FailedPrecondition, "worker solver version %d, coordinator runs %d", req.GetSolverVersion(), solver.Version)
+		if build == "" {
+			build = "unknown"
+		}
+		return status.Errorf(codes.FailedPrecondition, "worker solver version %d (build %s) != coordinator solver version %d (build %s)",
+			req.GetSolverVersion(), build, solver.Version, version.Get())
 	}
 	if req.GetSlots() == 0 || req.GetSlots() > maxSlots {
 		return status.Errorf(codes.InvalidArgument, "slots = %d, want 1..%d", req.GetSlots(), maxSlots)
@@ -155,13 +179,27 @@ func validateWork(w wire, m *nqueenspb.WorkRequest) error {
 			return bad("solution batch of %d bytes for %d solutions of n=%d", len(b.GetPacked()), b.GetCount(), w.n)
 		}
 	case *nqueenspb.WorkRequest_Result:
-		r := m.Result
-		if r.GetTaskId() == nil {
-			return bad("result without a task id")
+		return validateResult(m.Result)
+	case *nqueenspb.WorkRequest_ResultBatch:
+		if len(m.ResultBatch.GetResults()) > maxCredits {
+			return bad("result batch of %d results, at most %d", len(m.ResultBatch.GetResults()), maxCredits)
 		}
-		if len(r.GetFailure()) > maxFailureBytes {
-			return bad("result: failure text of %d bytes, at most %d", len(r.GetFailure()), maxFailureBytes)
+		for _, r := range m.ResultBatch.GetResults() {
+			if err := validateResult(r); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// validateResult checks the shape of one Result.
+func validateResult(r *nqueenspb.Result) error {
+	if r.GetTaskId() == nil {
+		return status.Error(codes.InvalidArgument, "result without a task id")
+	}
+	if len(r.GetFailure()) > maxFailureBytes {
+		return status.Errorf(codes.InvalidArgument, "result: failure text of %d bytes, at most %d", len(r.GetFailure()), maxFailureBytes)
 	}
 	return nil
 }

@@ -239,12 +239,16 @@ func TestJoinLimits(t *testing.T) {
 	wait()
 }
 
-// TestConnectionLimit: idle TCP connections beyond the bound do not get
-// served; a Join waits until one of them closes, then succeeds.
+// TestConnectionLimit: with every connection taken by idle ones that
+// never joined, a Join pushes the oldest out and succeeds at once.
 func TestConnectionLimit(t *testing.T) {
 	checkLeaks(t)
 	cfg := testConfig(6, 0)
-	cfg.maxConns = 2
+	lim := cfg.connLimits()
+	lim.total = 2
+	var g *guard
+	lim.made = func(made *guard) { g = made }
+	cfg.testConns = &lim
 	r := startJob(t, context.Background(), cfg)
 	var idle []net.Conn
 	for range 2 {
@@ -252,27 +256,24 @@ func TestConnectionLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer c.Close()
 		idle = append(idle, c)
 	}
+	waitFor(t, "both idle connections admitted", func() bool { open, _ := g.counts(); return open == 2 })
 	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
-	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	_, err = client.Join(short, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version})
-	cancel()
-	if status.Code(err) != codes.DeadlineExceeded {
-		t.Fatalf("Join with 2 of 2 connections taken = %v, want DeadlineExceeded", err)
-	}
-	idle[0].Close()
 	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
 	defer cancel()
-	if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version}, grpc.WaitForReady(true)); err != nil {
-		t.Fatalf("Join once a connection closed: %v", err)
+	if _, err := client.Join(ctx, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version}); err != nil {
+		t.Fatalf("Join with 2 of 2 connections taken by idle ones: %v", err)
 	}
-	idle[1].Close()
+	if c0, c1 := closedByPeer(idle[0]), closedByPeer(idle[1]); !c0 || c1 {
+		t.Errorf("oldest idle connection closed: %v, the other: %v; want the oldest pushed out, the other kept", c0, c1)
+	}
 	conn.Close()
 	wait := startWorkers(context.Background(), r.addr)
 	s, err := r.wait(t)

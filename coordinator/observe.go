@@ -177,7 +177,11 @@ func (s *scheduler) status(st *Status) {
 	st.Restored = s.restored
 	st.Queued = len(s.tasks) - s.committed
 	for _, sess := range s.sessions {
-		st.Leased += len(sess.held)
+		for _, l := range sess.held {
+			if !l.verify { // a verification's task is committed already
+				st.Leased++
+			}
+		}
 	}
 	st.Queued -= st.Leased
 	st.Busy = s.busy.at(now)

@@ -19,8 +19,9 @@ const maxOutbox = 2*maxCredits + 1024
 // is the scheduler's mailbox: it turns the scheduler's plain Go messages
 // into wire messages. Its methods never block.
 type outbox struct {
-	n    uint32 // board size, for Assign
-	want bool   // tasks stream solutions
+	n       uint32 // board size, for Assign
+	want    bool   // tasks stream solutions
+	batches bool   // the worker reads AssignBatch and AckBatch
 
 	mu       sync.Mutex
 	q        []*nqueenspb.WorkResponse
@@ -41,8 +42,8 @@ func (o *outbox) onCancel(f func(lease uint64)) {
 	o.mu.Unlock()
 }
 
-func newOutbox(n int, want bool) *outbox {
-	return &outbox{n: uint32(n), want: want, notify: make(chan struct{}, 1), full: make(chan struct{})}
+func newOutbox(n int, want, batches bool) *outbox {
+	return &outbox{n: uint32(n), want: want, batches: batches, notify: make(chan struct{}, 1), full: make(chan struct{})}
 }
 
 func (o *outbox) push(m *nqueenspb.WorkResponse) {

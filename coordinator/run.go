@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -103,14 +101,20 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 	return j, nil
 }
 
+// remoteSlots is the cluster AutoDepth plans for when every worker is
+// remote: the coordinator cannot know how many will join, and tasks are
+// cheap (batched), so it plans tens of tasks per slot for a cluster of
+// this size rather than for its own cores (issue 11).
+const remoteSlots = 512
+
 // newPlan plans the tasks: AutoDepth sizes the plan for the embedded
-// workers, or for this machine's cores when every worker is remote.
+// workers, or for remoteSlots when every worker is remote.
 func (c Config) newPlan() (solver.Plan, error) {
 	depth := c.Depth
 	if depth == AutoDepth {
 		slots := c.Workers
 		if slots == 0 {
-			slots = runtime.NumCPU()
+			slots = remoteSlots
 		}
 		depth = solver.AutoDepth(c.N, slots, c.kind())
 	}
@@ -146,11 +150,9 @@ func (j *Job) prepare() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	conns := maxConnections
-	if cfg.maxConns > 0 {
-		conns = cfg.maxConns
-	}
-	j.lis = netutil.LimitListener(lis, conns)
+	guard := newGuard(lis, cfg.connLimits(), j.log.Named("listener")) // listener.go
+	j.cfg.ServerOptions = append(guard.serverOptions(), cfg.ServerOptions...)
+	j.lis = guard
 	j.svc = newService(j.sched, j.log.Named("server"), cfg.Heartbeat, j.pub)
 	logListen := j.log.Info // remote workers need the address
 	if j.quietListen {

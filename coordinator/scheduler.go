@@ -3,6 +3,7 @@ package coordinator
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -175,6 +176,8 @@ type scheduler struct {
 	retry         indexHeap           // tasks taken back, lowest index first; served before fresh ones
 	next          int                 // next task never leased
 	sessions      map[string]*session // joined workers by id
+	hungry        map[*session]bool   // attached sessions with credits: the ones dispatch serves
+	attached      int                 // sessions with a stream
 	leases        map[uint64]*lease   // live leases, and the recent ended ones in ended
 	ended         leaseRing           // recently ended leases, for late results
 	nextLease     uint64
@@ -228,6 +231,7 @@ func newScheduler(opt schedOptions) *scheduler {
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
 		tasks:       make([]taskState, len(opt.Plan.Tasks)),
 		sessions:    make(map[string]*session),
+		hungry:      make(map[*session]bool),
 		leases:      make(map[uint64]*lease),
 		done:        opt.Done,
 	}
@@ -308,7 +312,7 @@ func (s *scheduler) join(req joinRequest, out mailbox) (*session, error) {
 	if len(s.sessions) >= s.opt.MaxSessions {
 		s.dropUnattachedLocked(s.opt.Clock.Now())
 		if len(s.sessions) >= s.opt.MaxSessions {
-			return nil, errTooManyWorkers
+			return nil, fmt.Errorf("%w (%d)", errTooManyWorkers, s.opt.MaxSessions)
 		}
 	}
 	s.nextWID++
@@ -343,13 +347,13 @@ func workerKey() uint64 {
 }
 
 // errTooManyWorkers refuses a Join beyond MaxSessions.
-var errTooManyWorkers = fmt.Errorf("more than %d workers joined", maxSessions)
+var errTooManyWorkers = errors.New("every worker place is taken")
 
 // dropUnattachedLocked forgets sessions that joined but opened no Work
-// stream within unattachedTTL: a worker that died between Join and Work,
-// or a client that only calls Join.
+// stream within attachTimeout (or a lease, if shorter): a worker that died
+// between Join and Work, or a client that only calls Join.
 func (s *scheduler) dropUnattachedLocked(now time.Time) {
-	ttl := min(s.opt.Lease, unattachedTTL)
+	ttl := min(s.opt.Lease, attachTimeout)
 	for id, sess := range s.sessions {
 		if !sess.attached && now.Sub(sess.joined) > ttl {
 			delete(s.sessions, id)
@@ -370,6 +374,7 @@ func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
 		return nil, fmt.Errorf("worker id %q already has a Work stream", id)
 	}
 	sess.attached, sess.addr = true, addr
+	s.attached++
 	live := s.liveLocked()
 	s.peak = max(s.peak, live)
 	s.busy.set(s.opt.Clock.Now(), live)
@@ -385,15 +390,7 @@ func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
 }
 
 // liveLocked counts the sessions with a stream.
-func (s *scheduler) liveLocked() int {
-	n := 0
-	for _, o := range s.sessions {
-		if o.live() {
-			n++
-		}
-	}
-	return n
-}
+func (s *scheduler) liveLocked() int { return s.attached }
 
 // ready grants a session more credits.
 func (s *scheduler) ready(sess *session, credits uint32) {
@@ -404,16 +401,34 @@ func (s *scheduler) ready(sess *session, credits uint32) {
 
 func (s *scheduler) addCreditsLocked(sess *session, credits uint32) {
 	sess.credits = min(sess.credits+int(credits), maxCredits)
+	if sess.credits > 0 && sess.live() && !sess.quarantined {
+		s.hungry[sess] = true
+	}
 	s.dispatchLocked()
 }
 
-// dispatchLocked leases queued tasks to sessions with credits.
+// dispatchLocked leases queued tasks to sessions with credits. It visits
+// only the sessions that have credits, and none when nothing is queued, so
+// its cost does not grow with the number of joined workers.
 func (s *scheduler) dispatchLocked() {
 	if s.draining || s.err != nil {
 		return
 	}
-	for _, sess := range s.sessions {
-		for sess.live() && !sess.quarantined && sess.credits > 0 {
+	if s.retry.Len() > 0 || s.next < len(s.tasks) || len(s.verifyQ) > 0 {
+		s.serveHungryLocked()
+	}
+	s.verifyLocallyLocked()
+}
+
+// serveHungryLocked leases queued tasks and verifications to the sessions
+// with credits.
+func (s *scheduler) serveHungryLocked() {
+	for sess := range s.hungry {
+		if !sess.live() || sess.quarantined {
+			delete(s.hungry, sess)
+			continue
+		}
+		for sess.credits > 0 {
 			if idx, ok := s.popLocked(); ok {
 				s.leaseLocked(sess, idx, false)
 				continue
@@ -423,10 +438,15 @@ func (s *scheduler) dispatchLocked() {
 				s.leaseLocked(sess, idx, true)
 				continue
 			}
-			break
+			break // nothing this session may take
+		}
+		if sess.credits == 0 {
+			delete(s.hungry, sess)
+		}
+		if s.retry.Len() == 0 && s.next >= len(s.tasks) && len(s.verifyQ) == 0 {
+			return // nothing left for anyone
 		}
 	}
-	s.verifyLocallyLocked()
 }
 
 // popLocked returns the next task to lease: taken-back tasks first (lowest
@@ -502,7 +522,7 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	}
 	s.stats.Requeued++
 	if why == causeSolver && !t.committed {
-		t.failedOn = addDistinct(t.failedOn, l.sess.name)
+		t.failedOn = addDistinct(t.failedOn, l.sess.failureName())
 		if len(t.failedOn) >= s.opt.MaxAttempts {
 			s.failLocked(fmt.Errorf("task %d failed on %d workers (last: %s); giving up (retry cap --max-attempts)", l.task, len(t.failedOn), reason))
 			return
@@ -511,6 +531,16 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	if !t.committed && !t.queued {
 		s.retryPushLocked(l.task)
 	}
+}
+
+// failureName is who a solver failure is held against: the worker's name,
+// which a crash-looping pod keeps across its sessions, or the session when
+// the worker gave none (nameless workers are not all one worker).
+func (sess *session) failureName() string {
+	if sess.name == "" {
+		return "session " + sess.id
+	}
+	return sess.name
 }
 
 // addDistinct appends name to names unless it is there already.
@@ -568,7 +598,9 @@ func (s *scheduler) detach(sess *session, reason string) {
 	}
 	sess.out.close()
 	delete(s.sessions, sess.id)
+	delete(s.hungry, sess)
 	if sess.attached {
+		s.attached--
 		s.busy.set(s.opt.Clock.Now(), s.liveLocked())
 		s.events.add(EventLeave, sess.name, reason)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -49,11 +51,14 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "error", status.Convert(err).Message())
 		return nil, err
 	}
-	out := newOutbox(v.sched.plan.N, v.sched.opt.Want)
-	sess, err := v.sched.join(joinRequest{name: req.GetName(), slots: int(req.GetSlots())}, out)
+	out := newOutbox(v.sched.plan.N, v.sched.opt.Want, req.GetBatches())
+	sess, err := v.sched.join(joinRequest{name: req.GetName(), version: req.GetBuildVersion(), slots: int(req.GetSlots())}, out)
 	if err != nil {
+		// Capacity, not the worker's fault: ResourceExhausted, which a
+		// worker retries with back-off while Joins that never opened a
+		// Work stream expire (attachTimeout).
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
-		return nil, status.Error(codes.ResourceExhausted, err.Error())
+		return nil, status.Errorf(codes.ResourceExhausted, "coordinator full (%v), retry later", err)
 	}
 	logJoin := v.log.Info
 	if embeddedName(req.GetName(), ctx) {
@@ -72,6 +77,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		},
 		Lease:             durationpb.New(v.sched.opt.Lease),
 		HeartbeatInterval: durationpb.New(v.heartbeat),
+		Batches:           true,
 	}, nil
 }
 
@@ -227,7 +233,12 @@ func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
 			return status.Error(codes.ResourceExhausted, err.Error())
 		}
 	case *nqueenspb.WorkRequest_Result:
-		ws.result(m.Result)
+		ws.results([]*nqueenspb.Result{m.Result})
+	case *nqueenspb.WorkRequest_ResultBatch:
+		ws.results(m.ResultBatch.GetResults())
+		if c := m.ResultBatch.GetCredits(); c > 0 {
+			s.ready(ws.sess, c)
+		}
 	case *nqueenspb.WorkRequest_Release:
 		ws.release(m.Release.GetLeaseIds())
 	default:
@@ -247,23 +258,54 @@ func (ws *workSession) release(ids []uint64) {
 	ws.sched().release(ws.sess, ids)
 }
 
-// result hands a Result to the scheduler and acknowledges it.
-func (ws *workSession) result(r *nqueenspb.Result) {
-	rep := report{
-		task:    taskIDOf(r.GetTaskId()),
-		lease:   r.GetLeaseId(),
-		counts:  countsOf(r),
-		failure: r.GetFailure(),
+// results hands Results to the scheduler in order, makes the commits
+// durable together (concurrent journal commits share one fsync) and then
+// acknowledges them in order.
+func (ws *workSession) results(rs []*nqueenspb.Result) {
+	s := ws.sched()
+	verdicts := make([]verdict, len(rs))
+	for i, r := range rs {
+		rep := report{
+			task:    taskIDOf(r.GetTaskId()),
+			lease:   r.GetLeaseId(),
+			counts:  countsOf(r),
+			failure: r.GetFailure(),
+		}
+		ws.takeSpill(&rep)
+		verdicts[i] = s.result(ws.sess, rep)
+		if verdicts[i].outcome != OutcomeCommitted {
+			removeSpill(rep.spill)
+		}
 	}
-	ws.takeSpill(&rep)
-	v := ws.sched().result(ws.sess, rep)
-	if v.outcome != OutcomeCommitted {
-		removeSpill(rep.spill)
-	}
-	if !ws.sched().makeDurable(v) {
+	if !ws.makeDurable(verdicts) {
 		return // the job failed; no Ack for a commit that is not durable
 	}
-	ws.out.ack(r.GetTaskId(), v)
+	for i, r := range rs {
+		ws.out.ack(r.GetTaskId(), verdicts[i])
+	}
+}
+
+// makeDurable journals the commits among verdicts, concurrently when there
+// are several, and reports whether all of them are durable.
+func (ws *workSession) makeDurable(verdicts []verdict) bool {
+	s := ws.sched()
+	if len(verdicts) == 1 {
+		return s.makeDurable(verdicts[0])
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	for _, v := range verdicts {
+		if v.outcome != OutcomeCommitted {
+			continue
+		}
+		wg.Go(func() {
+			if !s.makeDurable(v) {
+				failed.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	return !failed.Load()
 }
 
 // embeddedName reports whether a Join looks like one of the job's own
@@ -317,6 +359,9 @@ func sendLoop(stream nqueenspb.CoordinatorService_WorkServer, out *outbox) error
 		if overflow {
 			return errOutboxFull
 		}
+		if out.batches {
+			msgs = coalesce(msgs)
+		}
 		for _, m := range msgs {
 			if err := stream.Send(m); err != nil {
 				return err
@@ -331,4 +376,38 @@ func sendLoop(stream nqueenspb.CoordinatorService_WorkServer, out *outbox) error
 			return ctx.Err()
 		}
 	}
+}
+
+// coalesce merges runs of Assigns into AssignBatches and runs of Acks into
+// AckBatches, keeping the order of everything else: one message per round
+// to a worker that reads batches, instead of one per task.
+func coalesce(msgs []*nqueenspb.WorkResponse) []*nqueenspb.WorkResponse {
+	if len(msgs) < 2 {
+		return msgs
+	}
+	out := msgs[:0:0]
+	var assigns *nqueenspb.AssignBatch
+	var acks *nqueenspb.AckBatch
+	for _, m := range msgs {
+		switch x := m.GetMsg().(type) {
+		case *nqueenspb.WorkResponse_Assign:
+			if assigns == nil {
+				assigns = &nqueenspb.AssignBatch{}
+				out = append(out, &nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_AssignBatch{AssignBatch: assigns}})
+			}
+			assigns.Assigns = append(assigns.Assigns, x.Assign)
+			acks = nil
+		case *nqueenspb.WorkResponse_Ack:
+			if acks == nil {
+				acks = &nqueenspb.AckBatch{}
+				out = append(out, &nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_AckBatch{AckBatch: acks}})
+			}
+			acks.Acks = append(acks.Acks, x.Ack)
+			assigns = nil
+		default:
+			out = append(out, m)
+			assigns, acks = nil, nil
+		}
+	}
+	return out
 }

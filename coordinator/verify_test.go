@@ -106,6 +106,7 @@ func TestLyingWorkerJournaled(t *testing.T) {
 		t.Errorf("the journal holds every task: the liar's verified task should have left it")
 	}
 	resumed := testConfig(10, 2)
+	resumed.Depth = plan.Depth // a resume runs the journal's plan (the command reads it from the journal)
 	resumed.Restored = restored
 	checkTotal(t, runJob(t, resumed), nil, 10)
 }

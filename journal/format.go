@@ -312,27 +312,39 @@ type parsed struct {
 	torn       *tail               // nil when the file ends cleanly
 }
 
+// parseHeader decodes the magic and the header record at the start of
+// data; it returns the settings and the offset of the first record after
+// them. Its errors are *CorruptError.
+func parseHeader(data []byte) (Settings, int, error) {
+	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
+		if len(data) == 0 {
+			return Settings{}, 0, &CorruptError{Offset: 0, Reason: "empty file (not a journal)"}
+		}
+		return Settings{}, 0, &CorruptError{Offset: 0, Reason: "bad magic (not a journal)"}
+	}
+	p, next, err := readFrame(data, len(magic))
+	var s Settings
+	if err == nil {
+		s, err = decodeSettings(p)
+	}
+	if err != nil {
+		return Settings{}, 0, &CorruptError{Offset: int64(len(magic)), Reason: "header record: " + err.Error()}
+	}
+	return s, next, nil
+}
+
 // parse decodes a whole journal image. A bad record with nothing valid after it
 // is a torn tail (reported, not an error); a bad record followed by a valid one
 // is a *CorruptError; a task index committed twice is a *CorruptError wrapping
 // ErrDuplicate. parse never allocates more than a small multiple of len(data).
 func parse(data []byte) (parsed, error) {
 	var out parsed
-	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
-		if len(data) == 0 {
-			return out, &CorruptError{Offset: 0, Reason: "empty file (not a journal)"}
-		}
-		return out, &CorruptError{Offset: 0, Reason: "bad magic (not a journal)"}
-	}
-	off := len(magic)
-	p, next, err := readFrame(data, off)
-	if err == nil {
-		out.settings, err = decodeSettings(p)
-	}
+	var off int
+	var err error
+	out.settings, off, err = parseHeader(data)
 	if err != nil {
-		return out, &CorruptError{Offset: int64(off), Reason: "header record: " + err.Error()}
+		return out, err
 	}
-	off = next
 	// A task may be committed again only after a distrust record of the
 	// worker that committed it first; Append writes nothing else.
 	type commit struct {

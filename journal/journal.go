@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Sentinel errors. Test for them with errors.Is; the wrapped messages add the
@@ -167,49 +168,113 @@ type Journal struct {
 	seen    map[int]uint64      // committed task index -> its worker key
 	bad     map[uint64]struct{} // distrusted workers
 	buf     []byte
-	failed  error // sticky: set when a write or fsync failed
+	failed  error               // sticky: set when a write or fsync failed
+	onSync  func(time.Duration) // ObserveSync's observer, or nil
 }
 
 // Create starts a new journal at path holding s, durably (written to a
-// temporary file, fsynced, renamed, directory fsynced). It refuses with
-// ErrExists when a non-empty file is already there.
+// temporary file of its own, fsynced, renamed over path, directory
+// fsynced). It refuses with ErrExists when a non-empty file is already
+// there, and with ErrLocked when another Journal holds path, also one being
+// created at the same moment: of two Creates racing on one path, exactly
+// one succeeds. Its errors name path, never the temporary file.
 func Create(path string, s Settings) (*Journal, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(path); err == nil && (fi.Size() > 0 || !fi.Mode().IsRegular()) {
-		return nil, fmt.Errorf("journal %s: %w", path, ErrExists)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	// Hold the lock on what is at path (an empty file, made if need be)
+	// until the journal replaces it, so a racing Create or Open sees a
+	// locked file, then the locked journal.
+	old, err := openLocked(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("journal: create: %w", err)
-	}
-	fail := func(err error) (*Journal, error) {
-		f.Close()
-		os.Remove(tmp)
 		return nil, err
 	}
+	defer old.Close()
+	if fi, err := old.Stat(); err != nil {
+		return nil, fmt.Errorf("journal %s: %w", path, plainErr(err))
+	} else if fi.Size() > 0 || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("journal %s: %w", path, ErrExists)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: create: %w", path, plainErr(err))
+	}
+	fail := func(what string, err error) (*Journal, error) {
+		f.Close()
+		os.Remove(f.Name())
+		removeHeld(path, old)
+		return nil, fmt.Errorf("journal %s: %s: %w", path, what, plainErr(err))
+	}
 	if err := lockFile(f); err != nil {
-		return fail(fmt.Errorf("journal %s: %w", tmp, err))
+		return fail("lock", err)
 	}
 	data := appendFrame([]byte(magic), encodeSettings(s))
 	if _, err := f.Write(data); err != nil {
-		return fail(fmt.Errorf("journal: write header: %w", err))
+		return fail("write header", err)
 	}
 	if err := f.Sync(); err != nil {
-		return fail(fmt.Errorf("journal: fsync header: %w", err))
+		return fail("fsync header", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fail(fmt.Errorf("journal: %w", err))
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fail("rename", err)
 	}
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("journal: fsync directory: %w", err)
+		return nil, fmt.Errorf("journal %s: fsync directory: %w", path, plainErr(err))
 	}
 	return newJournal(path, f, int64(len(data)), s.Tasks, make(map[int]uint64)), nil
+}
+
+// removeHeld removes the empty file at path that a failed Create holds
+// locked, so the failure leaves nothing behind; a file that is not that one
+// any more is left alone.
+func removeHeld(path string, held *os.File) {
+	hi, err1 := held.Stat()
+	pi, err2 := os.Stat(path)
+	if err1 == nil && err2 == nil && hi.Size() == 0 && os.SameFile(hi, pi) {
+		os.Remove(path)
+	}
+}
+
+// plainErr drops the file name of an *fs.PathError: the caller names the
+// file the user knows (the journal, not a temporary file already removed).
+func plainErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
+// lockAttempts bounds openLocked's retries: each one follows a journal that
+// a racing Create renamed over path, which happens at most once per Create.
+const lockAttempts = 8
+
+// openLocked opens path with flag and takes its lock. What it locks is
+// the file at path, not one renamed away meanwhile (a Create that won a
+// race replaces the file it held locked): the lock is taken again on the
+// new file, which its creator holds, so ErrLocked.
+func openLocked(path string, flag int) (*os.File, error) {
+	for range lockAttempts {
+		f, err := os.OpenFile(path, flag, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("journal: %w", err)
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal %s: %w", path, err)
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close()
+		if err := errors.Join(err1, err2); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("journal %s: %w", path, plainErr(err))
+		}
+	}
+	return nil, fmt.Errorf("journal %s: %w (replaced while opening)", path, ErrLocked)
 }
 
 // Open reopens the journal at path for a resume. It replays every record,
@@ -219,9 +284,9 @@ func Create(path string, s Settings) (*Journal, error) {
 // stored settings, the file is untouched); corruption matches ErrCorrupt and
 // is a *CorruptError with the offset; ErrLocked when another Journal holds it.
 func Open(path string, want Settings) (*Journal, Replay, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := openLocked(path, os.O_RDWR)
 	if err != nil {
-		return nil, Replay{}, fmt.Errorf("journal: %w", err)
+		return nil, Replay{}, err
 	}
 	j, rp, err := open(f, path, want)
 	if err != nil {
@@ -231,10 +296,29 @@ func Open(path string, want Settings) (*Journal, Replay, error) {
 	return j, rp, nil
 }
 
-func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
-	if err := lockFile(f); err != nil {
-		return nil, Replay{}, fmt.Errorf("journal %s: %w", path, err)
+// ReadSettings returns the settings in the header of the journal at path,
+// without reading its records, locking or repairing it: what a resume
+// needs to know before it plans. A missing file matches fs.ErrNotExist; a
+// file that is not a journal matches ErrCorrupt.
+func ReadSettings(path string) (Settings, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Settings{}, fmt.Errorf("journal: %w", err)
 	}
+	defer f.Close()
+	head := make([]byte, len(magic)+frameHeader+MaxRecordSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return Settings{}, fmt.Errorf("journal %s: %w", path, plainErr(err))
+	}
+	s, _, err := parseHeader(head[:n])
+	if ce, ok := err.(*CorruptError); ok {
+		ce.Path = path
+	}
+	return s, err
+}
+
+func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, Replay{}, fmt.Errorf("journal: read: %w", err)
@@ -399,9 +483,13 @@ func (j *Journal) syncLocked() error {
 			continue
 		}
 		j.syncing = true
-		target, f := j.off, j.f
+		target, f, obs := j.off, j.f, j.onSync
 		j.mu.Unlock()
+		t0 := time.Now()
 		err := f.Sync()
+		if obs != nil {
+			obs(time.Since(t0))
+		}
 		j.mu.Lock()
 		j.syncing = false
 		if err != nil {
@@ -412,6 +500,15 @@ func (j *Journal) syncLocked() error {
 		j.cond.Broadcast()
 	}
 	return nil
+}
+
+// ObserveSync makes every later fsync of an Append or Distrust call f with
+// its duration (for a latency histogram); f runs outside the journal's
+// lock, on the appending goroutine, and must be quick. nil stops it.
+func (j *Journal) ObserveSync(f func(time.Duration)) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.onSync = f
 }
 
 // Len returns the number of committed tasks (replayed plus appended),

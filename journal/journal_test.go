@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var testSettings = Settings{
@@ -140,8 +141,8 @@ func TestCreate(t *testing.T) {
 	if _, err := Create(path, testSettings); !errors.Is(err, ErrExists) {
 		t.Errorf("Create over a journal = %v, want ErrExists", err)
 	}
-	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("temporary file left behind: %v", err)
+	if left, _ := filepath.Glob(path + ".tmp*"); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
 	}
 	if _, err := Create(filepath.Join(dir, "missing", "j"), testSettings); err == nil {
 		t.Error("Create in a missing directory succeeded")
@@ -541,5 +542,35 @@ func TestRecommitWithoutDistrust(t *testing.T) {
 	rp, err := Read(path)
 	if err != nil || len(rp.Records) != 3 || !reflect.DeepEqual(rp.Records[2], b) {
 		t.Errorf("recommit after a distrust: Read = %+v, %v; want records 0, 1 and task 2 by worker 8", rp.Records, err)
+	}
+}
+
+func TestObserveSync(t *testing.T) {
+	j, err := Create(filepath.Join(t.TempDir(), "state"), Settings{N: 8, Depth: 1, Kind: 1, Tasks: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var mu sync.Mutex
+	var got []time.Duration
+	j.ObserveSync(func(d time.Duration) { mu.Lock(); got = append(got, d); mu.Unlock() })
+	for i := range 3 {
+		if err := j.Append(Record{Index: i, Total: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.ObserveSync(nil)
+	if err := j.Append(Record{Index: 3, Total: 1}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("observer saw %d fsyncs of 3 sequential appends, want 3", len(got))
+	}
+	for _, d := range got {
+		if d <= 0 {
+			t.Errorf("fsync took %v, want > 0", d)
+		}
 	}
 }

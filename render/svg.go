@@ -14,6 +14,13 @@ import (
 const svgQueen = `<path d="M22 74L12 34L30 54L31 27L40 44L50 20L60 44L69 27L70 54L88 34L78 74Z` +
 	`M20 78H80V87H20Z"/><circle cx="12" cy="30" r="6"/><circle cx="50" cy="16" r="6.5"/><circle cx="88" cy="30" r="6"/>`
 
+// WriteSVG draws one board (cols: 0-based columns of rows 1..N) as an SVG
+// picture with its caption, as --svg does: the status page draws the
+// latest solutions of a listing with it.
+func WriteSVG(w io.Writer, cols []int, caption string) error {
+	return writeSVG(w, cols, caption, NoLabels)
+}
+
 // writeSVG writes the picture of one solution (0-based columns) with a
 // caption under the board, laid out like the PNG (layout). The squares are
 // one <pattern>, so the file grows with N, not N²; each queen is one <use

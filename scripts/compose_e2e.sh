@@ -21,7 +21,12 @@
 # (DESIGN.md §5), that its log shows it noticed the killed worker, and that
 # its --json result counts at least one expired lease, taken back (so both
 # failures really hit the job). Meanwhile a worker with a wrong token,
-# started just before the failures, must be refused. It prints the logs it relied on, and removes
+# started just before the failures, must be refused. A host Prometheus
+# (Debian's prometheus package) scrapes the coordinator's /metrics, published
+# on the host's loopback, with the token: `promtool check metrics` must pass
+# on it mid-run, and at the end the highest nqueens_solutions Prometheus saw
+# must be the exact total (without prometheus it is skipped, except under
+# CI=true). It prints the logs it relied on, and removes
 # its containers, network, volume and image on exit, pass or fail.
 #
 # Without Docker (no client, no daemon, no Compose tool) it skips with exit 0,
@@ -93,6 +98,7 @@ cleanup() {
 	log "cleaning up project $project and image $image"
 	if [ -n "${up_pid:-}" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null; fi
 	[ -z "${bg_pid:-}" ] || kill "$bg_pid" 2>/dev/null
+	if [ -n "${prom_pid:-}" ]; then kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null; fi
 	dc down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
 	rm -rf "${tmp:-}"
 	docker image rm "$image" >/dev/null 2>&1
@@ -113,6 +119,52 @@ interruptible() {
 	if [ -n "$out" ]; then "$@" >"$out" & else "$@" & fi
 	bg_pid=$!
 	wait "$bg_pid"
+}
+
+# --- Prometheus on the host, scraping the coordinator's status port (published
+# on 127.0.0.1 only) with the token, as a deployment's would.
+prom_pid=""
+prom_web=""
+start_prometheus() {
+	if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+		[ "${CI:-}" != true ] || fail "prometheus and promtool are not installed (CI=true: apt-get install prometheus)"
+		log "SKIP the Prometheus checks: prometheus or promtool is not installed (apt-get install prometheus)"
+		return 0
+	fi
+	local target port
+	target=$(dc port coordinator 8080 2>/dev/null | tail -n 1) || true
+	[ -n "$target" ] || fail "the coordinator's status port 8080 is not published on the host"
+	target=${target/0.0.0.0/127.0.0.1}
+	curl -fsS --max-time 5 -H "Authorization: Bearer $NQUEENS_TOKEN" "http://$target/metrics" >"$tmp/metrics.txt" ||
+		fail "GET http://$target/metrics with the token failed"
+	promtool check metrics <"$tmp/metrics.txt" >"$tmp/promtool.txt" 2>&1 || { indent <"$tmp/promtool.txt"; fail "promtool check metrics failed on the coordinator's /metrics"; }
+	log "promtool check metrics: ok on http://$target/metrics ($(grep -c '^nqueens_' "$tmp/metrics.txt") nqueens samples)"
+	for port in $(seq 19090 19190); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { prom_web=127.0.0.1:$port; break; }
+	done
+	[ -n "$prom_web" ] || fail "no free port for Prometheus in 19090..19190"
+	printf '%s' "$NQUEENS_TOKEN" >"$tmp/token"
+	cat >"$tmp/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 500ms
+		  scrape_timeout: 500ms
+		scrape_configs:
+		  - job_name: nqueens
+		    authorization:
+		      credentials_file: $tmp/token
+		    static_configs:
+		      - targets: ["$target"]
+	EOF
+	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prometheus" \
+		--web.listen-address="$prom_web" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
+	prom_pid=$!
+	log "prometheus on $prom_web scraping http://$target/metrics every 500ms"
+}
+
+# prom_query prints the value of a PromQL query's single result, or nothing.
+prom_query() {
+	curl -fsS --max-time 5 --get --data-urlencode "query=$1" "http://$prom_web/api/v1/query" 2>/dev/null |
+		grep -o '"value":\[[^]]*\]' | sed 's/.*,"\(.*\)"\]/\1/' || true
 }
 
 log "compose: ${compose[*]} ($("${compose[@]}" version --short 2>/dev/null || echo '?')); docker engine $(docker version --format '{{.Server.Version}}')"
@@ -148,6 +200,7 @@ until docker logs "$coord" 2>&1 | grep -Eq "$progress_re"; do
 	[ "$SECONDS" -lt "$deadline" ] || fail "no progress with $workers workers in the coordinator's log after 120s"
 	sleep 0.1
 done
+start_prometheus
 mapfile -t wids < <(ids worker | sort)
 [ "${#wids[@]}" -eq "$workers" ] || fail "want $workers worker containers, got ${#wids[@]}"
 killed=${wids[0]}
@@ -243,4 +296,21 @@ expired=$(field expired)
 requeued=$(field requeued)
 [ "${expired:-0}" -ge 1 ] || fail "no lease expired (expired=${expired:-?}): the disconnect did not outlast a held lease"
 [ "${requeued:-0}" -ge "$expired" ] || fail "requeued=${requeued:-?} < expired=$expired: expired leases must go back to the queue"
-log "PASS: N=$n counted $got solutions (want $want), exit 0; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"
+prom_note="Prometheus checks skipped"
+if [ -n "$prom_pid" ]; then
+	# The highest value any scrape saw: the coordinator's last scrape may come
+	# before its last commit only if it exits at once after it, so the status
+	# server must outlive the count by a scrape interval or two.
+	# A few tries: Prometheus may still be starting after a short run.
+	for _ in $(seq 20); do
+		prom_up=$(prom_query "max_over_time(up{job=\"nqueens\"}[1h])")
+		[ -z "$prom_up" ] || break
+		sleep 0.5
+	done
+	prom_got=$(prom_query "max_over_time(nqueens_solutions{job=\"nqueens\"}[1h])")
+	log "prometheus: max nqueens_solutions = ${prom_got:-none}, max up = ${prom_up:-none}"
+	[ "$prom_up" = 1 ] || { indent <"$tmp/prometheus.log"; fail "Prometheus never scraped the coordinator (with the token)"; }
+	[ "$prom_got" = "$want" ] || fail "Prometheus' nqueens_solutions is ${prom_got:-absent}, want $want"
+	prom_note="Prometheus saw nqueens_solutions=$prom_got"
+fi
+log "PASS: ($prom_note) N=$n counted $got solutions (want $want), exit 0; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"

@@ -5,14 +5,18 @@
 //	err := worker.Run(ctx, worker.Config{Join: "127.0.0.1:7070", Slots: 2}, log)
 //	// nil once the coordinator drained the worker (job over) or ctx ended
 //
-// Run joins (retrying with backoff for Config.JoinTimeout), opens one Work
-// stream, grants Slots credits and runs each leased task on its own
-// goroutine: counts through solver.CountTask, listings through
+// Run joins (join.go): it sends its name, slots, solver version and build,
+// and retries a coordinator that is down or full with jittered exponential
+// back-off for Config.JoinTimeout, logging "waiting for coordinator" every
+// few seconds; a refusal for what it sent (a bad token, another solver
+// version) ends it with ErrRefused. Then it opens one Work stream, a
+// session (session.go): sendLoop is the stream's only sender, recvLoop
+// feeds serve, heartbeatLoop reports the leases held at the interval the
+// coordinator asked for, and startTask runs each leased task on its own
+// goroutine (counts through solver.CountTask, listings through
 // solver.ListTask, whose class representatives it streams in batches of at
-// most BatchBytes. It heartbeats the
-// leases it holds at the interval the coordinator asked for, returns a
-// credit when a task ends, stops a task on Cancel, rejoins after a broken
-// stream, and on ctx cancellation hands its leases back (Release) before it
-// returns. Config.DialOptions takes TLS credentials and the join token
-// (package auth).
+// most BatchBytes), returning a credit when it ends. A Cancel stops a
+// task; a broken stream makes Run join again; on ctx cancellation finish
+// hands the leases back (Release) before Run returns. Config.DialOptions
+// takes TLS credentials and the join token (package auth).
 package worker

@@ -27,10 +27,15 @@ type logOptions struct {
 	json   bool
 	state  string
 	resume bool
-	trace  traceOptions // --trace and its caps (learn.go)
+	given  map[string]bool // the flags set on the command line
+	http   string          // --http: the status server's HOST:PORT ("" = off)
+	pprof  bool            // --pprof: /debug/pprof/ on the status server
+	token  auth.Token      // the join token, which the status server requires too
+	trace  traceOptions    // --trace and its caps (learn.go)
 }
 
 const usageHead = `Usage: coordinator --n N [flags]
+       coordinator --resume --state FILE [flags]   (N, depth and kind from FILE)
        coordinator study lasvegas [flags]   (run "coordinator study -h")
 
 Counts the solutions of the N-Queens puzzle (total and fundamental), or lists
@@ -38,8 +43,11 @@ them, on a cluster: the search is split into tasks leased to workers over
 gRPC. Embedded workers (--workers) run in this process as real gRPC clients;
 remote ones join with "worker --join HOST:PORT".
 
-Output: a short summary on stdout (or one JSON object with --json); progress
-on stderr (a live bar on a terminal, log lines otherwise).
+Output: a short summary on stdout (or one JSON object with --json), on
+stderr instead when the solutions go to stdout; progress on stderr (a live
+bar on a terminal, log lines otherwise). Flags that mean nothing together
+(--k without --method lasvegas, --format without --solutions, ...) are
+refused.
 Exit status: 0 success, 1 failed or interrupted run, 2 bad usage.
 
 Flags:
@@ -68,26 +76,45 @@ func (d depthFlag) Set(s string) error {
 	return nil
 }
 
-// parseFlags turns the command line into a Config. Usage problems come back
-// as one-line errors; -h prints the help on stdout and returns errHelp.
-func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, error) {
-	cfg := options{Config: coordinator.NewConfig(0), Format: render.Cols, Method: "constructive"}
-	var lo logOptions
-	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.IntVar(&cfg.N, "n", 0, "board size N (required): 1..32 for counting and listing, up to 100000000 with --first")
+// Minimums of the duration flags. Below them a run does not fail at once:
+// it spins, floods or never finishes, so they are refused at parse time.
+const (
+	// minLease: a lease must outlast a worker's round trip to report and a
+	// GC pause; a shorter one expires under every healthy worker, so every
+	// task is taken back before it can be committed and the job never ends.
+	minLease = 100 * time.Millisecond
+	// minHeartbeat: every heartbeat is one message per worker; faster ones
+	// spend the coordinator on bookkeeping and run into --max-message-rate.
+	minHeartbeat = 10 * time.Millisecond
+	// minDrainTimeout: shutdown must leave a worker one round trip to get
+	// Drain and hand its leases back.
+	minDrainTimeout = 100 * time.Millisecond
+	// minProgressInterval: a shorter period of progress lines spends more
+	// on logging than on the search.
+	minProgressInterval = 10 * time.Millisecond
+)
+
+// flagText holds the flags parsed from text after fs.Parse.
+type flagText struct {
+	format, k, progress *string
+}
+
+// defineFlags binds every flag of the command to cfg, lo and ac.
+func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config) flagText {
+	var ft flagText
+	fs.IntVar(&cfg.N, "n", 0, "board size N (required unless --resume): 1..32 for counting and listing, up to 100000000 with --first")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
 	fs.StringVar(&cfg.Listen, "listen", coordinator.DefaultListen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
 	fs.Var(depthFlag{&cfg.Depth}, "depth", "task size (`D` 0..5, or auto): 3 border queens, then up to 2 rows; auto gives tens of tasks per worker slot")
-	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, "how long a task stays with a worker that sends no heartbeat")
-	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, "heartbeat interval asked of workers (default lease/6)")
+	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, fmt.Sprintf("how long a task stays with a worker that sends no heartbeat (at least %v)", minLease))
+	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, fmt.Sprintf("heartbeat interval asked of workers, at least %v and under half the lease (default lease/6)", minHeartbeat))
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", coordinator.DefaultMaxAttempts, "failed attempts per task before the job fails")
-	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", coordinator.DefaultDrainTimeout, "how long shutdown waits for workers before cutting them off")
+	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", coordinator.DefaultDrainTimeout, fmt.Sprintf("how long shutdown waits for workers and connections before cutting them off (at least %v)", minDrainTimeout))
 	fs.Float64Var(&cfg.VerifyFraction, "verify-fraction", 0, "compute this fraction (0..1) of committed tasks again on another worker; a worker caught lying is quarantined")
 	fs.Float64Var(&cfg.MessageRate, "max-message-rate", coordinator.DefaultMessageRate, "messages one worker may send per second beyond three per task; a worker that floods is cut off (ResourceExhausted) and its tasks go back")
-	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object on stdout instead of the summary")
+	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object instead of the summary (on stdout; on stderr when the solutions go to stdout)")
 	fs.StringVar(&cfg.Solutions, "solutions", "", "write every solution to `PATH` (- = stdout), in the sequential backtracker's order")
-	format := fs.String("format", "cols", "text format of --solutions: cols, coords, matrix or board")
+	ft.format = fs.String("format", "cols", "text format of --solutions: cols, coords, matrix or board")
 	fs.StringVar(&cfg.PNGDir, "png", "", "write one PNG picture per solution into `DIR` (see --limit)")
 	fs.StringVar(&cfg.SVGDir, "svg", "", "write one SVG picture per solution into `DIR` (see --limit)")
 	fs.StringVar(&cfg.SheetPath, "sheet", "", "write a contact sheet of the solutions to `FILE.png`")
@@ -95,23 +122,37 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 	// Learners (learn.go): labelled pictures, the backtracking trace.
 	lo.trace.register(fs)
 	fs.Var(labelsFlag{&cfg.Labels}, "labels", "label files and ranks on --png, --svg and --sheet pictures: a-h / 1-8 like a chessboard (1..N beyond 26 files); --labels=numbers numbers both")
-	fs.BoolVar(&cfg.Unique, "unique", false, "fundamental solutions only: list one representative per symmetry class")
+	fs.BoolVar(&cfg.Unique, "unique", false, "with an output: list only fundamental solutions, one representative per symmetry class")
 	fs.BoolVar(&cfg.First, "first", false, "find one solution quickly instead of all (any N up to 100000000)")
 	fs.StringVar(&cfg.Method, "method", "constructive", "with --first: constructive or lasvegas")
-	kFlag := fs.String("k", "auto", "with --method lasvegas: place `K` rows (0..N) at random before backtracking; auto leaves the last min(20, max(4, 0.4·N)) rows to backtracking")
+	ft.k = fs.String("k", "auto", "with --method lasvegas: place `K` rows (0..N) at random before backtracking; auto leaves the last min(20, max(4, 0.4·N)) rows to backtracking")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "with --method lasvegas: random seed (the same seed gives the same solution)")
-	progress := fs.String("progress", "auto", "progress on stderr: auto (bar on a terminal, else log lines), bar, log or off")
-	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", defaultProgressInterval, "period of progress log lines")
-	var ac auth.Config
+	ft.progress = fs.String("progress", "auto", "progress on stderr: auto (bar on a terminal, else log lines), bar, log or off")
+	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", defaultProgressInterval, fmt.Sprintf("period of progress log lines (at least %v)", minProgressInterval))
 	ac.Token = auth.NewToken(os.Getenv("NQUEENS_TOKEN"))
 	fs.Var(&ac.Token, "token", "shared join `TOKEN` workers must present (default $NQUEENS_TOKEN; never logged)")
+	fs.StringVar(&lo.http, "http", "", "serve the dashboard, /metrics, /api/status and /healthz on `HOST:PORT` (off when empty; port 0 picks one; everything but /healthz needs the token when one is set)")
+	fs.BoolVar(&lo.pprof, "pprof", false, "also serve /debug/pprof/ on --http")
 	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE`")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
 	fs.StringVar(&lo.state, "state", "", "journal every committed task to `FILE` (fsynced before the worker is acknowledged)")
-	fs.BoolVar(&lo.resume, "resume", false, "continue the job journaled in --state after a crash: only unfinished tasks run again")
+	fs.BoolVar(&lo.resume, "resume", false, "continue the job journaled in --state after a crash: only unfinished tasks run again; N, depth and kind come from the journal")
 	fs.StringVar(&lo.level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
 	fs.BoolVar(&lo.json, "log-json", false, "log as JSON lines")
+	return ft
+}
+
+// parseFlags turns the command line into a Config. Usage problems come back
+// as one-line errors; -h prints the help on stdout and returns errHelp.
+// With --resume the journal's settings are not read yet (see resumeFrom).
+func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, error) {
+	cfg := options{Config: coordinator.NewConfig(0), Format: render.Cols, Method: "constructive"}
+	var lo logOptions
+	var ac auth.Config
+	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	ft := defineFlags(fs, &cfg, &lo, &ac)
 	if err := cli.Parse(fs, args, stdout, usageHead); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, lo, errHelp
@@ -121,28 +162,55 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 	if fs.NArg() > 0 {
 		return cfg, lo, fmt.Errorf("unexpected argument %q (see coordinator -h)", fs.Arg(0))
 	}
-	nSet, listenSet := false, false // --n 0 is out of range, not missing
-	fs.Visit(func(f *flag.Flag) { nSet, listenSet = nSet || f.Name == "n", listenSet || f.Name == "listen" })
-	if !listenSet {
+	lo.given = make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { lo.given[f.Name] = true })
+	if !lo.given["listen"] {
 		cfg.Listen = "" // the default, and nobody asked where
 	}
-	if !nSet {
+	if !lo.given["n"] && !lo.resume { // --n 0 is out of range, not missing
 		return cfg, lo, errors.New("--n N is required (see coordinator -h)")
 	}
+	if err := parseText(ft, &cfg); err != nil {
+		return cfg, lo, err
+	}
+	if err := checkDurations(cfg, lo.given); err != nil {
+		return cfg, lo, err
+	}
+	if err := checkCombinations(cfg, lo); err != nil {
+		return cfg, lo, err
+	}
+	if hclog.LevelFromString(lo.level) == hclog.NoLevel {
+		return cfg, lo, fmt.Errorf("--log-level %q: want trace, debug, info, warn, error or off", lo.level)
+	}
+	var err error
+	lo.token = ac.Token
+	if cfg.ServerOptions, err = ac.ServerOptions(); err != nil {
+		return cfg, lo, err
+	}
+	if cfg.Workers > 0 {
+		if cfg.WorkerDialOptions, err = embeddedClient(ac).DialOptions(); err != nil {
+			return cfg, lo, err
+		}
+	}
+	return cfg, lo, nil
+}
+
+// parseText reads the flags given as text: --k, --format and --progress.
+func parseText(ft flagText, cfg *options) error {
 	cfg.K = autoK
-	if *kFlag != "auto" {
-		k, err := strconv.Atoi(*kFlag)
-		if err != nil {
-			return cfg, lo, fmt.Errorf("--k %q: want a number of rows or auto", *kFlag)
+	if *ft.k != "auto" {
+		k, err := strconv.Atoi(*ft.k)
+		if err != nil || k < 0 {
+			return fmt.Errorf("--k %q: want a number of rows or auto", *ft.k)
 		}
 		cfg.K = k
 	}
-	f, err := render.ParseFormat(*format)
+	f, err := render.ParseFormat(*ft.format)
 	if err != nil {
-		return cfg, lo, fmt.Errorf("--format: %v", err)
+		return fmt.Errorf("--format: %v", err)
 	}
 	cfg.Format = f
-	switch *progress {
+	switch *ft.progress {
 	case "auto":
 		cfg.Progress = progressAuto
 	case "bar":
@@ -152,20 +220,89 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 	case "off":
 		cfg.Progress = progressOff
 	default:
-		return cfg, lo, fmt.Errorf("--progress %q: want auto, bar, log or off", *progress)
+		return fmt.Errorf("--progress %q: want auto, bar, log or off", *ft.progress)
 	}
-	if lo.resume && lo.state == "" {
-		return cfg, lo, errors.New("--resume needs --state FILE")
+	return nil
+}
+
+// checkDurations refuses the durations and counts under their minimums
+// (see minLease and the others), and values that only mean "the default"
+// in Config when they are given on the command line.
+func checkDurations(cfg options, given map[string]bool) error {
+	switch {
+	case cfg.Lease < minLease:
+		return fmt.Errorf("--lease %v is too short: at least %v", cfg.Lease, minLease)
+	case given["heartbeat"] && cfg.Heartbeat < minHeartbeat:
+		return fmt.Errorf("--heartbeat %v is too short: at least %v", cfg.Heartbeat, minHeartbeat)
+	case given["heartbeat"] && cfg.Heartbeat >= cfg.Lease/2:
+		return fmt.Errorf("--heartbeat %v must be under half the lease (--lease %v), so one late heartbeat does not lose the tasks", cfg.Heartbeat, cfg.Lease)
+	case cfg.DrainTimeout < minDrainTimeout:
+		return fmt.Errorf("--drain-timeout %v is too short: at least %v", cfg.DrainTimeout, minDrainTimeout)
+	case cfg.ProgressInterval < minProgressInterval:
+		return fmt.Errorf("--progress-interval %v is too short: at least %v", cfg.ProgressInterval, minProgressInterval)
+	case cfg.MaxAttempts < 1:
+		return fmt.Errorf("--max-attempts %d must be at least 1", cfg.MaxAttempts)
+	case given["max-message-rate"] && !(cfg.MessageRate > 0):
+		return fmt.Errorf("--max-message-rate %v must be positive", cfg.MessageRate)
 	}
-	if hclog.LevelFromString(lo.level) == hclog.NoLevel {
-		return cfg, lo, fmt.Errorf("--log-level %q: want trace, debug, info, warn, error or off", lo.level)
+	return nil
+}
+
+// firstExcludes are the flags of a cluster run, meaningless with --first
+// (one solution, found on this machine without workers or a journal).
+var firstExcludes = []string{"workers", "listen", "depth", "lease", "heartbeat", "max-attempts", "drain-timeout",
+	"verify-fraction", "max-message-rate", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
+	"progress", "http", "pprof"}
+
+// checkCombinations refuses flags that mean nothing with the others given,
+// naming the conflict, instead of ignoring them.
+func checkCombinations(cfg options, lo logOptions) error {
+	given := lo.given
+	pictures := cfg.PNGDir != "" || cfg.SVGDir != "" || cfg.SheetPath != ""
+	outputs := cfg.Solutions != "" || pictures
+	if cfg.First {
+		for _, name := range firstExcludes {
+			if given[name] {
+				return fmt.Errorf("--%s does not apply to --first, which finds one solution on this machine", name)
+			}
+		}
+		for _, name := range []string{"k", "seed", "progress-interval"} {
+			if given[name] && cfg.Method != "lasvegas" {
+				return fmt.Errorf("--%s applies to --method lasvegas, not --method %s", name, cfg.Method)
+			}
+		}
+	} else {
+		for _, name := range []string{"method", "k", "seed"} {
+			if given[name] {
+				return fmt.Errorf("--%s applies to --first only", name)
+			}
+		}
+		if cfg.Unique && !outputs {
+			return errors.New("--unique lists fundamental solutions: add --solutions, --png, --svg or --sheet (a count reports them already)")
+		}
 	}
-	if cfg.ServerOptions, err = ac.ServerOptions(); err != nil {
-		return cfg, lo, err
+	switch {
+	case given["format"] && cfg.Solutions == "" && (!cfg.First || pictures):
+		return errors.New("--format is the text format of --solutions: add --solutions PATH")
+	case given["limit"] && !pictures:
+		return errors.New("--limit caps pictures: add --png, --svg or --sheet")
+	case given["limit"] && cfg.Limit < 1:
+		return fmt.Errorf("--limit %d must be at least 1", cfg.Limit)
+	case lo.pprof && lo.http == "":
+		return errors.New("--pprof serves /debug/pprof/ on the status server: add --http HOST:PORT")
+	case lo.resume && lo.state == "":
+		return errors.New("--resume needs --state FILE")
+	case given["progress-interval"] && (cfg.Progress == progressOff || cfg.Progress == progressBar):
+		return errors.New("--progress-interval is the period of progress log lines: it does not apply to --progress off or bar")
 	}
-	// Embedded workers dial loopback with the same token; over TLS they
-	// trust the CA (or the server certificate itself) and present the
-	// server's key pair when mutual TLS is on.
+	return nil
+}
+
+// embeddedClient is how embedded workers dial their own coordinator: over
+// loopback with the same token; over TLS they trust the CA (or the server
+// certificate itself) and present the server's key pair when mutual TLS
+// is on.
+func embeddedClient(ac auth.Config) auth.Config {
 	client := auth.Config{Token: ac.Token}
 	if ac.ServerTLSEnabled() {
 		client.CAFile, client.ServerName = ac.CAFile, "localhost"
@@ -175,12 +312,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 			client.CertFile, client.KeyFile = ac.CertFile, ac.KeyFile
 		}
 	}
-	if cfg.Workers > 0 {
-		if cfg.WorkerDialOptions, err = client.DialOptions(); err != nil {
-			return cfg, lo, err
-		}
-	}
-	return cfg, lo, nil
+	return client
 }
 
 // newLogger builds the process's one hclog logger on stderr.

@@ -9,6 +9,7 @@
 //	coordinator --n 1000000 --first --solutions queens.txt
 //	coordinator study lasvegas --n 12:20 --trials 1000 --seed 1
 //	coordinator --n 4 --trace backtracking.gif   # film the plain backtracker (N ≤ 12)
+//	coordinator export --state job.state --format csv   # one row per committed task
 //
 // Exit status: 0 on success, 2 on bad usage (one line on stderr), 1 when
 // the run fails or is interrupted.
@@ -22,16 +23,23 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/journal"
+	"github.com/nqueens/nqueens/status"
 	"github.com/nqueens/nqueens/study"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal drains; a second one ends the process at once
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -41,6 +49,9 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "study" {
 		return study.Main(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "export" {
+		return exportMain(args[1:], stdout, stderr)
 	}
 	opts, logOpts, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
@@ -53,9 +64,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if logOpts.trace.path != "" || logOpts.trace.capped() {
 		return runTrace(opts.N, logOpts.trace, stdout, stderr)
 	}
+	if logOpts.resume {
+		if err := resumeFrom(&opts, logOpts); err != nil {
+			fmt.Fprintf(stderr, "coordinator: %v\n", err)
+			return 2
+		}
+	}
 	opts.Stdout, opts.Stderr = stdout, stderr
-	log := newLogger(logOpts, stderr)
-	err = runJob(ctx, opts, logOpts, log)
+	prog := status.NewProgress(stderr, progressMode(opts, stderr), opts.ProgressInterval)
+	log := newLogger(logOpts, prog.Writer()) // log lines print above the bar
+	if opts.First {
+		_, err = runFirst(ctx, opts, log)
+	} else {
+		err = runJob(ctx, opts, logOpts, prog, log)
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -68,16 +90,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// runJob runs the job opts describe: one solution (--first), or a count or
-// a listing on the cluster, with its journal, progress and summary.
-func runJob(ctx context.Context, opts options, logOpts logOptions, log hclog.Logger) error {
-	if opts.First {
-		_, err := runFirst(ctx, opts, log)
-		return err
+// progressMode maps --progress onto status.Progress: a bar on a terminal
+// (auto) or when asked, log lines otherwise, or nothing.
+func progressMode(o options, stderr io.Writer) status.ProgressMode {
+	switch o.Progress {
+	case progressOff:
+		return status.ProgressOff
+	case progressBar:
+		return status.ProgressBar
+	case progressLog:
+		return status.ProgressLines
 	}
+	if status.IsTerminal(stderr) {
+		return status.ProgressBar
+	}
+	return status.ProgressLines
+}
+
+// statusLinger is how long the status server stays up after the job ends
+// (--http): a Prometheus that scrapes every few seconds sees the final
+// counts before the coordinator exits.
+const statusLinger = 3 * time.Second
+
+// runJob runs a count or a listing on the cluster, with its journal, its
+// status server, progress and summary.
+func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.Progress, log hclog.Logger) error {
+	reg := status.NewRegistry()
+	opts.ServerOptions = append(status.GRPCServerOptions(reg), opts.ServerOptions...)
 	var state *journal.Journal
 	if logOpts.state != "" {
-		opts.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, &state)
+		opts.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, status.JournalSyncObserver(reg), &state)
 	}
 	defer func() {
 		if state != nil {
@@ -94,15 +136,20 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, log hclog.Log
 		}
 		return err
 	}
-	stop := make(chan struct{})
-	progressDone := make(chan struct{})
-	go func() {
-		defer close(progressDone)
-		showProgress(job, opts, log, stop)
-	}()
+	stopHTTP, err := serveStatus(job, logOpts, reg, log)
+	if err != nil {
+		job.Close()
+		if opts.Sink != nil {
+			opts.Sink.Close(0)
+		}
+		return err
+	}
+	progCtx, stopProg := context.WithCancel(ctx)
+	progDone := make(chan struct{})
+	go func() { defer close(progDone); prog.Run(progCtx, job, log) }()
 	sum, err := job.Run(ctx)
-	close(stop)
-	<-progressDone
+	stopProg()
+	<-progDone // the bar is gone before the summary prints
 	if state != nil {
 		cerr := state.Close()
 		state = nil
@@ -113,5 +160,30 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, log hclog.Log
 	if perr := opts.printSummary(sum); perr != nil && err == nil {
 		err = perr
 	}
+	stopHTTP(ctx.Err() == nil)
 	return err
+}
+
+// serveStatus starts the status server of --http, if asked for; the
+// returned stop ends it, after statusLinger when linger is set.
+func serveStatus(job *coordinator.Job, lo logOptions, reg *prometheus.Registry, log hclog.Logger) (stop func(linger bool), err error) {
+	if lo.http == "" {
+		return func(bool) {}, nil
+	}
+	slog := log.Named("status")
+	h := status.NewHandler(job, status.Options{Registry: reg, Token: lo.token, Pprof: lo.pprof, Log: slog})
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, served, err := status.Serve(ctx, lo.http, h, slog)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("%w: --http %s: %v", coordinator.ErrUsage, lo.http, err)
+	}
+	slog.Info("status server listening", "addr", addr)
+	return func(linger bool) {
+		if linger {
+			time.Sleep(statusLinger)
+		}
+		cancel()
+		<-served
+	}, nil
 }

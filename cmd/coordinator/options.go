@@ -35,10 +35,20 @@ type options struct {
 	Seed   uint64
 
 	JSON             bool          // one JSON object on Stdout instead of the human summary
-	Progress         progressMode  // how progress is shown on Stderr
+	Progress         progressFlag  // how progress is shown on Stderr
 	ProgressInterval time.Duration // period of progress log lines (defaultProgressInterval)
 	Stdout, Stderr   io.Writer
 }
+
+// progressFlag is --progress.
+type progressFlag int
+
+const (
+	progressAuto progressFlag = iota // a live bar on a terminal, log lines otherwise
+	progressBar                      // always the live bar
+	progressLog                      // always periodic log lines
+	progressOff                      // nothing
+)
 
 // defaultProgressInterval is the period of progress log lines when stderr
 // is not a terminal.

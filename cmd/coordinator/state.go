@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -25,7 +27,7 @@ func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(work
 // replays the committed results for a resumed one. A journal of another
 // job, a corrupt one, or a fresh run over an existing file are usage
 // errors (exit 2). *opened receives the journal so main can close it.
-func stateOpener(path string, resume bool, log hclog.Logger, opened **journal.Journal) func(solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
+func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Duration), opened **journal.Journal) func(solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
 	return func(p solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
 		s := journal.Settings{
 			N: p.N, Depth: p.Depth, Kind: uint8(p.Kind), Fingerprint: p.Fingerprint(),
@@ -36,9 +38,13 @@ func stateOpener(path string, resume bool, log hclog.Logger, opened **journal.Jo
 			if errors.Is(err, journal.ErrExists) {
 				return nil, nil, fmt.Errorf("%w: --state %s already holds a job: add --resume to continue it, or remove it", coordinator.ErrUsage, path)
 			}
+			if errors.Is(err, journal.ErrLocked) {
+				return nil, nil, inUse(path)
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("--state %s: %w", path, err)
 			}
+			j.ObserveSync(onSync)
 			*opened = j
 			return journalCommits{j}, nil, nil
 		}
@@ -46,6 +52,10 @@ func stateOpener(path string, resume bool, log hclog.Logger, opened **journal.Jo
 		switch {
 		case errors.Is(err, journal.ErrSettingsMismatch), errors.Is(err, journal.ErrCorrupt):
 			return nil, nil, fmt.Errorf("%w: --resume refused: %v", coordinator.ErrUsage, err)
+		case errors.Is(err, journal.ErrLocked):
+			return nil, nil, inUse(path)
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil, fmt.Errorf("%w: --resume: --state %s does not exist", coordinator.ErrUsage, path)
 		case err != nil:
 			return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
 		}
@@ -57,7 +67,73 @@ func stateOpener(path string, resume bool, log hclog.Logger, opened **journal.Jo
 			restored[r.Index] = solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}
 		}
 		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", len(p.Tasks))
+		j.ObserveSync(onSync)
 		*opened = j
 		return journalCommits{j}, restored, nil
 	}
+}
+
+// inUse is the usage error for a --state another coordinator holds.
+func inUse(path string) error {
+	return fmt.Errorf("%w: --state %s is in use by another coordinator", coordinator.ErrUsage, path)
+}
+
+// resumeFrom fills in N, depth and kind for --resume from the journal's
+// header, so "--resume --state F" alone continues the job F holds. A flag
+// that contradicts the journal is refused with a line that names it; a
+// missing or unreadable journal is a usage error too (exit 2). The plan's
+// fingerprint and solver version are checked when the journal is opened.
+func resumeFrom(cfg *options, lo logOptions) error {
+	path := lo.state
+	s, err := journal.ReadSettings(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--resume: --state %s does not exist (start the job without --resume)", path)
+	case errors.Is(err, journal.ErrCorrupt):
+		return fmt.Errorf("--resume refused: %v", err)
+	case err != nil:
+		return fmt.Errorf("--resume: %v", err)
+	}
+	if lo.given["n"] && cfg.N != s.N {
+		return fmt.Errorf("--n %d contradicts --state %s, which holds n=%d (drop --n to resume it)", cfg.N, path, s.N)
+	}
+	if cfg.Depth != coordinator.AutoDepth && cfg.Depth != s.Depth {
+		return fmt.Errorf("--depth %d contradicts --state %s, which holds depth %d (drop --depth to resume it)", cfg.Depth, path, s.Depth)
+	}
+	cfg.N, cfg.Depth = s.N, s.Depth
+	want := kindOf(*cfg)
+	switch held := solver.Kind(s.Kind); {
+	case held == want:
+	case held == solver.KindCount:
+		return fmt.Errorf("--state %s holds a count: a resumed count cannot list solutions (drop --solutions, --png, --svg, --sheet and --unique)", path)
+	case want == solver.KindCount:
+		return fmt.Errorf("--state %s holds a listing (kind %s): resume it with the same --solutions, --png, --svg or --sheet flags", path, kindText(held))
+	default:
+		return fmt.Errorf("--state %s holds a listing of kind %s, these flags ask for kind %s (check --unique)", path, kindText(held), kindText(want))
+	}
+	return nil
+}
+
+// kindOf is the plan kind cfg asks for (as coordinator.Run decides it).
+func kindOf(cfg options) solver.Kind {
+	switch {
+	case cfg.Unique:
+		return solver.KindUnique
+	case cfg.Solutions != "" || cfg.PNGDir != "" || cfg.SVGDir != "" || cfg.SheetPath != "":
+		return solver.KindAll
+	}
+	return solver.KindCount
+}
+
+// kindText names a plan kind as the summary does.
+func kindText(k solver.Kind) string {
+	switch k {
+	case solver.KindCount:
+		return "count"
+	case solver.KindAll:
+		return "all"
+	case solver.KindUnique:
+		return "unique"
+	}
+	return fmt.Sprintf("unknown (%d)", k)
 }

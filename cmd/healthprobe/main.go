@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/nqueens/nqueens/internal/cli"
 )
 
 // Exit statuses, as DESIGN.md §4 defines them for every nqueens binary.
@@ -25,7 +27,7 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // config holds the parsed flags.
@@ -39,11 +41,19 @@ type config struct {
 	serverName string
 }
 
-// parse reads the flags; errors are usage errors.
-func parse(args []string, stderr io.Writer) (config, error) {
+// usageHead is the help's text before the flags.
+const usageHead = `Usage: healthprobe --addr HOST:PORT [--service NAME] [--timeout 2s] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]
+
+Calls grpc.health.v1 Check; exits 0 when SERVING, 1 otherwise, 2 on bad usage.
+
+Flags:
+`
+
+// parse reads the flags; errors are usage errors (one line, no help). -h
+// writes the help to help and returns flag.ErrHelp.
+func parse(args []string, help io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("healthprobe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "", "gRPC server `HOST:PORT` to ask (required)")
 	fs.StringVar(&c.service, "service", "", "service `NAME` to ask about (\"\" = the whole server)")
 	// The timeout bounds dialing and the call together, so a hung server
@@ -53,13 +63,11 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.certFile, "tls-cert", "", "client certificate PEM `FILE`, for servers that require mutual TLS")
 	fs.StringVar(&c.keyFile, "tls-key", "", "client key PEM `FILE`, for servers that require mutual TLS")
 	fs.StringVar(&c.serverName, "tls-server-name", "", "`NAME` expected in the server's certificate (default: the host of --addr)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: healthprobe --addr HOST:PORT [--service NAME] [--timeout 2s] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]\n\n"+
-			"Calls grpc.health.v1 Check; exits 0 when SERVING, 1 otherwise, 2 on bad usage.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return c, err
+	if err := cli.Parse(fs, args, help, usageHead); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, fmt.Errorf("%v (see healthprobe -h)", err)
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -76,9 +84,10 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-// run is main without os.Exit, so tests can call it.
-func run(args []string, stderr io.Writer) int {
-	c, err := parse(args, stderr)
+// run is main without os.Exit, so tests can call it. The help (-h) goes to
+// stdout; everything else to stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	c, err := parse(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitServing
 	}

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -72,12 +73,13 @@ func TestRun(t *testing.T) {
 		{"stray argument", []string{"--addr", addr, "extra"}, 2, `unexpected argument "extra"`},
 		{"cert without key", []string{"--addr", addr, "--tls-ca", "x", "--tls-cert", "c"}, 2, "go together"},
 		{"missing CA file", []string{"--addr", addr, "--tls-ca", filepath.Join(t.TempDir(), "none.pem")}, 2, "read --tls-ca"},
-		{"unknown flag", []string{"--addr", addr, "--bogus"}, 2, "bogus"},
+		{"unknown flag", []string{"--addr", addr, "--bogus"}, 2, "healthprobe: flag provided but not defined: -bogus (see healthprobe -h)"},
+		{"bad flag value", []string{"--addr", addr, "--timeout", "soon"}, 2, `invalid value "soon" for flag -timeout`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			got := run(tt.args, &stderr)
+			got := run(tt.args, io.Discard, &stderr)
 			if got != tt.want {
 				t.Errorf("run(%q) = %d, want %d; stderr: %s", tt.args, got, tt.want, stderr.String())
 			}
@@ -87,10 +89,28 @@ func TestRun(t *testing.T) {
 			if !strings.Contains(stderr.String(), tt.wantStderr) {
 				t.Errorf("run(%q) stderr = %q, want it to contain %q", tt.args, stderr.String(), tt.wantStderr)
 			}
-			if tt.want == 1 && strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+			if tt.want != 0 && strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
 				t.Errorf("run(%q) stderr has several lines, want one: %q", tt.args, stderr.String())
 			}
 		})
+	}
+}
+
+// TestHelp: -h prints the whole help on stdout and exits 0; a bad flag
+// prints one line and no help (issue 12 D16: it printed 20 lines).
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"-h"}, &stdout, &stderr); got != 0 || stderr.Len() > 0 {
+		t.Errorf("run(-h) = %d, stderr %q; want 0 and nothing on stderr", got, stderr.String())
+	}
+	for _, want := range []string{"Usage: healthprobe", "-addr", "-timeout", "-tls-server-name"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("healthprobe -h does not mention %s:\n%s", want, stdout.String())
+		}
+	}
+	stdout.Reset()
+	if got := run([]string{"--bogus"}, &stdout, &stderr); got != 2 || stdout.Len() > 0 || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("run(--bogus) = %d, stdout %q, stderr %q; want 2, no help, one line", got, stdout.String(), stderr.String())
 	}
 }
 
@@ -112,7 +132,7 @@ func TestRunTimeout(t *testing.T) {
 		}
 	}()
 	var stderr bytes.Buffer
-	if got := run([]string{"--addr", lis.Addr().String(), "--timeout", "300ms"}, &stderr); got != 1 {
+	if got := run([]string{"--addr", lis.Addr().String(), "--timeout", "300ms"}, io.Discard, &stderr); got != 1 {
 		t.Fatalf("run against a silent server = %d, want 1", got)
 	}
 	if !strings.Contains(stderr.String(), "DeadlineExceeded") {
@@ -130,15 +150,15 @@ func TestRunTLS(t *testing.T) {
 	addr := startHealthServer(t, grpc.Creds(credentials.NewServerTLSFromCert(&serverCert)))
 
 	var stderr bytes.Buffer
-	if got := run([]string{"--addr", addr, "--tls-ca", caFile}, &stderr); got != 0 {
+	if got := run([]string{"--addr", addr, "--tls-ca", caFile}, io.Discard, &stderr); got != 0 {
 		t.Errorf("run with the right CA = %d, want 0; stderr: %s", got, stderr.String())
 	}
 	stderr.Reset()
-	if got := run([]string{"--addr", addr}, &stderr); got != 1 {
+	if got := run([]string{"--addr", addr}, io.Discard, &stderr); got != 1 {
 		t.Errorf("plaintext probe of a TLS server = %d, want 1", got)
 	}
 	stderr.Reset()
-	if got := run([]string{"--addr", addr, "--tls-ca", caFile, "--tls-server-name", "other.example"}, &stderr); got != 1 {
+	if got := run([]string{"--addr", addr, "--tls-ca", caFile, "--tls-server-name", "other.example"}, io.Discard, &stderr); got != 1 {
 		t.Errorf("run with a wrong server name = %d, want 1", got)
 	}
 }

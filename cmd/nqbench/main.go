@@ -10,12 +10,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/cli"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -23,19 +25,23 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "cluster" {
 		os.Exit(clusterMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "nqbench:", err)
 		os.Exit(2)
 	}
 }
 
-func run(args []string) error {
+func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("nqbench", flag.ContinueOnError)
 	n := fs.Int("n", 16, "board size")
 	threads := fs.Int("threads", runtime.NumCPU(), "goroutines counting tasks")
 	depth := fs.Int("depth", -1, "plan depth (-1: solver.AutoDepth)")
+	version := cli.AddVersion(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if version.Show(stdout) {
+		return nil
 	}
 	if *threads < 1 {
 		return fmt.Errorf("--threads %d: must be at least 1", *threads)
@@ -82,6 +88,6 @@ func run(args []string) error {
 			return err
 		}
 	}
-	fmt.Printf("%d %d %d %.3f\n", plan.N, sum.Total, sum.Unique, time.Since(t0).Seconds())
+	fmt.Fprintf(stdout, "%d %d %d %.3f\n", plan.N, sum.Total, sum.Unique, time.Since(t0).Seconds())
 	return nil
 }

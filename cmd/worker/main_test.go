@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/nqueens/auth"
 	"github.com/nqueens/nqueens/auth/authtest"
 	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/internal/version"
 )
 
 // TestExitCodes: bad input is one clear line on stderr and the documented
@@ -62,10 +63,20 @@ func TestHelp(t *testing.T) {
 	if code := run(context.Background(), []string{"-h"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("worker -h: exit %d", code)
 	}
-	for _, flag := range []string{"-join", "-slots", "-name", "-token", "-join-timeout", "-health-listen", "-log-level", "-log-json", "-tls-ca", "Exit status"} {
+	for _, flag := range []string{"-join", "-slots", "-name", "-token", "-join-timeout", "-health-listen", "-log-level", "-log-json", "-tls-ca", "-version", "GOMAXPROCS", "Exit status"} {
 		if !strings.Contains(stdout.String(), flag) {
 			t.Errorf("worker -h does not mention %s", flag)
 		}
+	}
+}
+
+// TestVersion: --version prints one line naming the build and exits 0,
+// whatever else is on the command line.
+func TestVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--version", "--join", "127.0.0.1:1"}, &stdout, &stderr)
+	if want := version.String("worker") + "\n"; code != 0 || stdout.String() != want || stderr.Len() != 0 {
+		t.Errorf("worker --version: exit %d, stdout %q, stderr %q; want exit 0 and %q", code, stdout.String(), stderr.String(), want)
 	}
 }
 
@@ -109,6 +120,13 @@ func TestRefusedToken(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%s: refused after %v; Unauthenticated must not be retried until --join-timeout", tc.name, d)
 		}
+	}
+	// With logging on, the refusal is logged at Error with its reason, and
+	// still without the token.
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--join", addr, "--token", "guess"}, &stdout, &stderr); code != 1 ||
+		len(grepLines(stderr.String(), "[ERROR] worker: join refused: addr="+addr+" code=Unauthenticated error=")) != 1 || strings.Contains(stderr.String(), "s3cret") {
+		t.Errorf("wrong token, logging at info: exit %d, stderr:\n%s\nwant exit 1 and one error line \"join refused\" with code=Unauthenticated", code, stderr.String())
 	}
 	cancel()
 	if s := <-done; s.Committed != 0 || s.Requeued != 0 || s.Workers != 0 || s.Leased != 0 {
@@ -197,4 +215,15 @@ func TestRefusedCertificate(t *testing.T) {
 	if e.s.Workers != 1 || e.s.Leased != uint64(e.s.Tasks) || e.s.Requeued != 0 {
 		t.Errorf("workers %d, leased %d of %d tasks, requeued %d: refused workers got leases", e.s.Workers, e.s.Leased, e.s.Tasks, e.s.Requeued)
 	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return out
 }

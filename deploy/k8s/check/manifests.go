@@ -169,6 +169,7 @@ type ComposeService struct {
 	ReadOnly    bool              `json:"read_only"`
 	CapDrop     []string          `json:"cap_drop"`
 	Expose      []string          `json:"expose"`
+	Ports       []string          `json:"ports"`
 	Healthcheck *struct {
 		Test []string `json:"test"`
 	} `json:"healthcheck"`
@@ -192,6 +193,9 @@ func LoadCompose(path string) (Compose, error) {
 	for name, s := range c.Services {
 		s.Image = Interpolate(s.Image)
 		s.User = Interpolate(s.User)
+		for i, p := range s.Ports {
+			s.Ports[i] = Interpolate(p)
+		}
 		for k, v := range s.Environment {
 			s.Environment[k] = Interpolate(v)
 		}

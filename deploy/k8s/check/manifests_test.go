@@ -242,10 +242,7 @@ func TestPortsAndProbesMatchCompose(t *testing.T) {
 
 	// The Service in front of it.
 	svc := objs.Services[0]
-	if len(svc.Spec.Ports) != 1 {
-		t.Fatalf("Service/%s has %d ports, want 1", svc.Name, len(svc.Spec.Ports))
-	}
-	sp := svc.Spec.Ports[0]
+	sp := servicePort(t, svc, "grpc")
 	if strconv.Itoa(int(sp.Port)) != grpcPort {
 		t.Errorf("Service/%s port = %d, want %s", svc.Name, sp.Port, grpcPort)
 	}
@@ -287,6 +284,61 @@ func TestPortsAndProbesMatchCompose(t *testing.T) {
 		}
 	}
 	t.Errorf("Service/%s selector %v also selects the workers", svc.Name, svc.Spec.Selector)
+}
+
+// servicePort finds the Service's port called name.
+func servicePort(t *testing.T, svc corev1.Service, name string) corev1.ServicePort {
+	t.Helper()
+	for _, p := range svc.Spec.Ports {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("Service/%s has no port named %q", svc.Name, name)
+	return corev1.ServicePort{}
+}
+
+// TestStatusPortMatches: the coordinator's status server (--http) is on one
+// port in Compose (exposed, and published on the host's loopback only),
+// the Job (container port http, scrape annotations) and the Service.
+func TestStatusPortMatches(t *testing.T) {
+	_, objs, c := setup(t)
+	cs := c.Services["coordinator"]
+	cargs, err := cs.Args()
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpPort := flagPort(t, "compose coordinator", cargs, "http")
+	if !slices.Contains(cs.Expose, httpPort) {
+		t.Errorf("compose coordinator expose = %v, want %s", cs.Expose, httpPort)
+	}
+	if len(cs.Ports) != 1 || !strings.HasPrefix(cs.Ports[0], "127.0.0.1:") || !strings.HasSuffix(cs.Ports[0], ":"+httpPort) {
+		t.Errorf("compose coordinator ports = %v, want the status port %s published on 127.0.0.1 only", cs.Ports, httpPort)
+	}
+	for name, s := range c.Services {
+		if name != "coordinator" && len(s.Ports) > 0 {
+			t.Errorf("compose %s publishes %v, want nothing", name, s.Ports)
+		}
+	}
+	job := pods(Objects{Jobs: objs.Jobs})[0]
+	coord := onlyContainer(t, job)
+	if got := flagPort(t, job.owner, args(coord), "http"); got != httpPort {
+		t.Errorf("%s --http port = %s, want %s (compose)", job.owner, got, httpPort)
+	}
+	if got := containerPort(t, job.owner, coord, "http"); got != httpPort {
+		t.Errorf("%s container port http = %s, want %s", job.owner, got, httpPort)
+	}
+	ann := objs.Jobs[0].Spec.Template.Annotations
+	svc := objs.Services[0]
+	for owner, a := range map[string]map[string]string{job.owner + " pod": ann, "Service/" + svc.Name: svc.Annotations} {
+		if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != httpPort || a["prometheus.io/path"] != "/metrics" {
+			t.Errorf("%s annotations %v, want prometheus.io/scrape true, port %s, path /metrics", owner, a, httpPort)
+		}
+	}
+	sp := servicePort(t, svc, "http")
+	if strconv.Itoa(int(sp.Port)) != httpPort || (sp.TargetPort != intstr.FromString("http") && sp.TargetPort.String() != httpPort) {
+		t.Errorf("Service/%s port http = %d -> %s, want %s -> http", svc.Name, sp.Port, sp.TargetPort.String(), httpPort)
+	}
 }
 
 // checkProbes wants native gRPC liveness and readiness probes on port.

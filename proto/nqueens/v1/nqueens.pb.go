@@ -158,7 +158,7 @@ func (x Ack_Outcome) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Ack_Outcome.Descriptor instead.
 func (Ack_Outcome) EnumDescriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{13, 0}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{16, 0}
 }
 
 // TaskId names one task of one plan. Results whose fingerprint differs from
@@ -232,6 +232,16 @@ type JoinRequest struct {
 	// solver_version is the worker's solver.Version; it must equal the
 	// coordinator's or Join fails with FAILED_PRECONDITION.
 	SolverVersion uint32 `protobuf:"varint,3,opt,name=solver_version,json=solverVersion,proto3" json:"solver_version,omitempty"`
+	// build_version is the worker's build, as its --version prints it (module
+	// version, VCS revision, solver and Go versions). It is informational: the
+	// coordinator names it, beside its own, when it refuses another
+	// solver_version, so an operator knows which binaries to line up. At most
+	// 256 bytes of UTF-8; empty from workers older than this field.
+	BuildVersion string `protobuf:"bytes,4,opt,name=build_version,json=buildVersion,proto3" json:"build_version,omitempty"`
+	// batches says the worker reads AssignBatch and AckBatch: the coordinator
+	// then sends the assignments and acknowledgements queued for it together,
+	// one message per round instead of one per task.
+	Batches       bool `protobuf:"varint,5,opt,name=batches,proto3" json:"batches,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -287,6 +297,20 @@ func (x *JoinRequest) GetSolverVersion() uint32 {
 	return 0
 }
 
+func (x *JoinRequest) GetBuildVersion() string {
+	if x != nil {
+		return x.BuildVersion
+	}
+	return ""
+}
+
+func (x *JoinRequest) GetBatches() bool {
+	if x != nil {
+		return x.Batches
+	}
+	return false
+}
+
 // JoinResponse tells a joined worker its id and the rules of the job.
 type JoinResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -300,8 +324,11 @@ type JoinResponse struct {
 	// heartbeat_interval is how often the worker must send a Heartbeat while
 	// it holds tasks; it is well below lease so a few lost beats are harmless.
 	HeartbeatInterval *durationpb.Duration `protobuf:"bytes,4,opt,name=heartbeat_interval,json=heartbeatInterval,proto3" json:"heartbeat_interval,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// batches says the coordinator reads ResultBatch: the worker may then send
+	// the results and credits queued for it together.
+	Batches       bool `protobuf:"varint,5,opt,name=batches,proto3" json:"batches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JoinResponse) Reset() {
@@ -360,6 +387,13 @@ func (x *JoinResponse) GetHeartbeatInterval() *durationpb.Duration {
 		return x.HeartbeatInterval
 	}
 	return nil
+}
+
+func (x *JoinResponse) GetBatches() bool {
+	if x != nil {
+		return x.Batches
+	}
+	return false
 }
 
 // Job describes the running plan.
@@ -456,6 +490,7 @@ type WorkRequest struct {
 	//	*WorkRequest_SolutionBatch
 	//	*WorkRequest_Result
 	//	*WorkRequest_Release
+	//	*WorkRequest_ResultBatch
 	Msg           isWorkRequest_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -543,6 +578,15 @@ func (x *WorkRequest) GetRelease() *Release {
 	return nil
 }
 
+func (x *WorkRequest) GetResultBatch() *ResultBatch {
+	if x != nil {
+		if x, ok := x.Msg.(*WorkRequest_ResultBatch); ok {
+			return x.ResultBatch
+		}
+	}
+	return nil
+}
+
 type isWorkRequest_Msg interface {
 	isWorkRequest_Msg()
 }
@@ -572,6 +616,12 @@ type WorkRequest_Release struct {
 	Release *Release `protobuf:"bytes,5,opt,name=release,proto3,oneof"`
 }
 
+type WorkRequest_ResultBatch struct {
+	// result_batch ends several tasks and grants credits at once (only to a
+	// coordinator that said JoinResponse.batches).
+	ResultBatch *ResultBatch `protobuf:"bytes,6,opt,name=result_batch,json=resultBatch,proto3,oneof"`
+}
+
 func (*WorkRequest_Ready) isWorkRequest_Msg() {}
 
 func (*WorkRequest_Heartbeat) isWorkRequest_Msg() {}
@@ -581,6 +631,67 @@ func (*WorkRequest_SolutionBatch) isWorkRequest_Msg() {}
 func (*WorkRequest_Result) isWorkRequest_Msg() {}
 
 func (*WorkRequest_Release) isWorkRequest_Msg() {}
+
+func (*WorkRequest_ResultBatch) isWorkRequest_Msg() {}
+
+// ResultBatch is several Results and the credits their slots free, sent as
+// one message: a worker of many fast tasks would otherwise send two
+// messages per task. The coordinator handles the results in order, then
+// grants the credits, and acknowledges each result (in an AckBatch to a
+// worker that reads them).
+type ResultBatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// results end their tasks, in the order they finished.
+	Results []*Result `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	// credits is what a Ready sent after them would grant.
+	Credits       uint32 `protobuf:"varint,2,opt,name=credits,proto3" json:"credits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResultBatch) Reset() {
+	*x = ResultBatch{}
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResultBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResultBatch) ProtoMessage() {}
+
+func (x *ResultBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResultBatch.ProtoReflect.Descriptor instead.
+func (*ResultBatch) Descriptor() ([]byte, []int) {
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ResultBatch) GetResults() []*Result {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *ResultBatch) GetCredits() uint32 {
+	if x != nil {
+		return x.Credits
+	}
+	return 0
+}
 
 // Ready grants credits: the coordinator may lease that many more tasks to
 // the worker. A worker sends Ready{slots} first and Ready{1} each time a slot
@@ -598,7 +709,7 @@ type Ready struct {
 
 func (x *Ready) Reset() {
 	*x = Ready{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[5]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -610,7 +721,7 @@ func (x *Ready) String() string {
 func (*Ready) ProtoMessage() {}
 
 func (x *Ready) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[5]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -623,7 +734,7 @@ func (x *Ready) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ready.ProtoReflect.Descriptor instead.
 func (*Ready) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{5}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Ready) GetWorkerId() string {
@@ -654,7 +765,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[6]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -666,7 +777,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[6]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -679,7 +790,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{6}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Heartbeat) GetLeaseIds() []uint64 {
@@ -715,7 +826,7 @@ type SolutionBatch struct {
 
 func (x *SolutionBatch) Reset() {
 	*x = SolutionBatch{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[7]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +838,7 @@ func (x *SolutionBatch) String() string {
 func (*SolutionBatch) ProtoMessage() {}
 
 func (x *SolutionBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[7]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +851,7 @@ func (x *SolutionBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SolutionBatch.ProtoReflect.Descriptor instead.
 func (*SolutionBatch) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{7}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SolutionBatch) GetTaskId() *TaskId {
@@ -808,7 +919,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[8]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -820,7 +931,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[8]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -833,7 +944,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{8}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Result) GetTaskId() *TaskId {
@@ -897,7 +1008,7 @@ type Release struct {
 
 func (x *Release) Reset() {
 	*x = Release{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[9]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +1020,7 @@ func (x *Release) String() string {
 func (*Release) ProtoMessage() {}
 
 func (x *Release) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[9]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +1033,7 @@ func (x *Release) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Release.ProtoReflect.Descriptor instead.
 func (*Release) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{9}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Release) GetLeaseIds() []uint64 {
@@ -943,6 +1054,8 @@ type WorkResponse struct {
 	//	*WorkResponse_Cancel
 	//	*WorkResponse_Ack
 	//	*WorkResponse_Drain
+	//	*WorkResponse_AssignBatch
+	//	*WorkResponse_AckBatch
 	Msg           isWorkResponse_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -950,7 +1063,7 @@ type WorkResponse struct {
 
 func (x *WorkResponse) Reset() {
 	*x = WorkResponse{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[10]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1075,7 @@ func (x *WorkResponse) String() string {
 func (*WorkResponse) ProtoMessage() {}
 
 func (x *WorkResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[10]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1088,7 @@ func (x *WorkResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkResponse.ProtoReflect.Descriptor instead.
 func (*WorkResponse) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{10}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WorkResponse) GetMsg() isWorkResponse_Msg {
@@ -1021,6 +1134,24 @@ func (x *WorkResponse) GetDrain() *Drain {
 	return nil
 }
 
+func (x *WorkResponse) GetAssignBatch() *AssignBatch {
+	if x != nil {
+		if x, ok := x.Msg.(*WorkResponse_AssignBatch); ok {
+			return x.AssignBatch
+		}
+	}
+	return nil
+}
+
+func (x *WorkResponse) GetAckBatch() *AckBatch {
+	if x != nil {
+		if x, ok := x.Msg.(*WorkResponse_AckBatch); ok {
+			return x.AckBatch
+		}
+	}
+	return nil
+}
+
 type isWorkResponse_Msg interface {
 	isWorkResponse_Msg()
 }
@@ -1045,6 +1176,18 @@ type WorkResponse_Drain struct {
 	Drain *Drain `protobuf:"bytes,4,opt,name=drain,proto3,oneof"`
 }
 
+type WorkResponse_AssignBatch struct {
+	// assign_batch leases several tasks (only to a worker that said
+	// JoinRequest.batches).
+	AssignBatch *AssignBatch `protobuf:"bytes,5,opt,name=assign_batch,json=assignBatch,proto3,oneof"`
+}
+
+type WorkResponse_AckBatch struct {
+	// ack_batch answers several Results (only to a worker that said
+	// JoinRequest.batches).
+	AckBatch *AckBatch `protobuf:"bytes,6,opt,name=ack_batch,json=ackBatch,proto3,oneof"`
+}
+
 func (*WorkResponse_Assign) isWorkResponse_Msg() {}
 
 func (*WorkResponse_Cancel) isWorkResponse_Msg() {}
@@ -1052,6 +1195,102 @@ func (*WorkResponse_Cancel) isWorkResponse_Msg() {}
 func (*WorkResponse_Ack) isWorkResponse_Msg() {}
 
 func (*WorkResponse_Drain) isWorkResponse_Msg() {}
+
+func (*WorkResponse_AssignBatch) isWorkResponse_Msg() {}
+
+func (*WorkResponse_AckBatch) isWorkResponse_Msg() {}
+
+// AssignBatch leases several tasks at once, one credit each, in order.
+type AssignBatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// assigns are the leases, as separate Assign messages would carry them.
+	Assigns       []*Assign `protobuf:"bytes,1,rep,name=assigns,proto3" json:"assigns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AssignBatch) Reset() {
+	*x = AssignBatch{}
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AssignBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AssignBatch) ProtoMessage() {}
+
+func (x *AssignBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AssignBatch.ProtoReflect.Descriptor instead.
+func (*AssignBatch) Descriptor() ([]byte, []int) {
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *AssignBatch) GetAssigns() []*Assign {
+	if x != nil {
+		return x.Assigns
+	}
+	return nil
+}
+
+// AckBatch answers several Results at once, in the order they came.
+type AckBatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// acks are the answers, as separate Ack messages would carry them.
+	Acks          []*Ack `protobuf:"bytes,1,rep,name=acks,proto3" json:"acks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AckBatch) Reset() {
+	*x = AckBatch{}
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AckBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AckBatch) ProtoMessage() {}
+
+func (x *AckBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AckBatch.ProtoReflect.Descriptor instead.
+func (*AckBatch) Descriptor() ([]byte, []int) {
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *AckBatch) GetAcks() []*Ack {
+	if x != nil {
+		return x.Acks
+	}
+	return nil
+}
 
 // Assign leases one task to the worker, using one of its credits.
 type Assign struct {
@@ -1080,7 +1319,7 @@ type Assign struct {
 
 func (x *Assign) Reset() {
 	*x = Assign{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[11]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1092,7 +1331,7 @@ func (x *Assign) String() string {
 func (*Assign) ProtoMessage() {}
 
 func (x *Assign) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[11]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1105,7 +1344,7 @@ func (x *Assign) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Assign.ProtoReflect.Descriptor instead.
 func (*Assign) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{11}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Assign) GetTaskId() *TaskId {
@@ -1174,7 +1413,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[12]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1186,7 +1425,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[12]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1199,7 +1438,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{12}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Cancel) GetTaskId() *TaskId {
@@ -1239,7 +1478,7 @@ type Ack struct {
 
 func (x *Ack) Reset() {
 	*x = Ack{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[13]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1490,7 @@ func (x *Ack) String() string {
 func (*Ack) ProtoMessage() {}
 
 func (x *Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[13]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1503,7 @@ func (x *Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ack.ProtoReflect.Descriptor instead.
 func (*Ack) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{13}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Ack) GetTaskId() *TaskId {
@@ -1300,7 +1539,7 @@ type Drain struct {
 
 func (x *Drain) Reset() {
 	*x = Drain{}
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[14]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1312,7 +1551,7 @@ func (x *Drain) String() string {
 func (*Drain) ProtoMessage() {}
 
 func (x *Drain) ProtoReflect() protoreflect.Message {
-	mi := &file_nqueens_v1_nqueens_proto_msgTypes[14]
+	mi := &file_nqueens_v1_nqueens_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1325,7 +1564,7 @@ func (x *Drain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drain.ProtoReflect.Descriptor instead.
 func (*Drain) Descriptor() ([]byte, []int) {
-	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{14}
+	return file_nqueens_v1_nqueens_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Drain) GetReason() string {
@@ -1343,29 +1582,36 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"nqueens.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"I\n" +
 	"\x06TaskId\x12)\n" +
 	"\x10plan_fingerprint\x18\x01 \x01(\x06R\x0fplanFingerprint\x12\x14\n" +
-	"\x05index\x18\x02 \x01(\rR\x05index\"^\n" +
+	"\x05index\x18\x02 \x01(\rR\x05index\"\x9d\x01\n" +
 	"\vJoinRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05slots\x18\x02 \x01(\rR\x05slots\x12%\n" +
-	"\x0esolver_version\x18\x03 \x01(\rR\rsolverVersion\"\xc9\x01\n" +
+	"\x0esolver_version\x18\x03 \x01(\rR\rsolverVersion\x12#\n" +
+	"\rbuild_version\x18\x04 \x01(\tR\fbuildVersion\x12\x18\n" +
+	"\abatches\x18\x05 \x01(\bR\abatches\"\xe3\x01\n" +
 	"\fJoinResponse\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12!\n" +
 	"\x03job\x18\x02 \x01(\v2\x0f.nqueens.v1.JobR\x03job\x12/\n" +
 	"\x05lease\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x05lease\x12H\n" +
-	"\x12heartbeat_interval\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval\"\x94\x01\n" +
+	"\x12heartbeat_interval\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval\x12\x18\n" +
+	"\abatches\x18\x05 \x01(\bR\abatches\"\x94\x01\n" +
 	"\x03Job\x12\f\n" +
 	"\x01n\x18\x01 \x01(\rR\x01n\x12\x14\n" +
 	"\x05depth\x18\x02 \x01(\rR\x05depth\x12(\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x14.nqueens.v1.TaskKindR\x04kind\x12)\n" +
 	"\x10plan_fingerprint\x18\x04 \x01(\x06R\x0fplanFingerprint\x12\x14\n" +
-	"\x05tasks\x18\x05 \x01(\rR\x05tasks\"\x99\x02\n" +
+	"\x05tasks\x18\x05 \x01(\rR\x05tasks\"\xd7\x02\n" +
 	"\vWorkRequest\x12)\n" +
 	"\x05ready\x18\x01 \x01(\v2\x11.nqueens.v1.ReadyH\x00R\x05ready\x125\n" +
 	"\theartbeat\x18\x02 \x01(\v2\x15.nqueens.v1.HeartbeatH\x00R\theartbeat\x12B\n" +
 	"\x0esolution_batch\x18\x03 \x01(\v2\x19.nqueens.v1.SolutionBatchH\x00R\rsolutionBatch\x12,\n" +
 	"\x06result\x18\x04 \x01(\v2\x12.nqueens.v1.ResultH\x00R\x06result\x12/\n" +
-	"\arelease\x18\x05 \x01(\v2\x13.nqueens.v1.ReleaseH\x00R\areleaseB\x05\n" +
-	"\x03msg\">\n" +
+	"\arelease\x18\x05 \x01(\v2\x13.nqueens.v1.ReleaseH\x00R\arelease\x12<\n" +
+	"\fresult_batch\x18\x06 \x01(\v2\x17.nqueens.v1.ResultBatchH\x00R\vresultBatchB\x05\n" +
+	"\x03msg\"U\n" +
+	"\vResultBatch\x12,\n" +
+	"\aresults\x18\x01 \x03(\v2\x12.nqueens.v1.ResultR\aresults\x12\x18\n" +
+	"\acredits\x18\x02 \x01(\rR\acredits\">\n" +
 	"\x05Ready\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12\x18\n" +
 	"\acredits\x18\x02 \x01(\rR\acredits\"(\n" +
@@ -1386,13 +1632,19 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\blease_id\x18\x06 \x01(\x04R\aleaseId\x12\x18\n" +
 	"\afailure\x18\a \x01(\tR\afailure\"&\n" +
 	"\aRelease\x12\x1b\n" +
-	"\tlease_ids\x18\x01 \x03(\x04R\bleaseIds\"\xc1\x01\n" +
+	"\tlease_ids\x18\x01 \x03(\x04R\bleaseIds\"\xb4\x02\n" +
 	"\fWorkResponse\x12,\n" +
 	"\x06assign\x18\x01 \x01(\v2\x12.nqueens.v1.AssignH\x00R\x06assign\x12,\n" +
 	"\x06cancel\x18\x02 \x01(\v2\x12.nqueens.v1.CancelH\x00R\x06cancel\x12#\n" +
 	"\x03ack\x18\x03 \x01(\v2\x0f.nqueens.v1.AckH\x00R\x03ack\x12)\n" +
-	"\x05drain\x18\x04 \x01(\v2\x11.nqueens.v1.DrainH\x00R\x05drainB\x05\n" +
-	"\x03msg\"\xff\x01\n" +
+	"\x05drain\x18\x04 \x01(\v2\x11.nqueens.v1.DrainH\x00R\x05drain\x12<\n" +
+	"\fassign_batch\x18\x05 \x01(\v2\x17.nqueens.v1.AssignBatchH\x00R\vassignBatch\x123\n" +
+	"\tack_batch\x18\x06 \x01(\v2\x14.nqueens.v1.AckBatchH\x00R\backBatchB\x05\n" +
+	"\x03msg\";\n" +
+	"\vAssignBatch\x12,\n" +
+	"\aassigns\x18\x01 \x03(\v2\x12.nqueens.v1.AssignR\aassigns\"/\n" +
+	"\bAckBatch\x12#\n" +
+	"\x04acks\x18\x01 \x03(\v2\x0f.nqueens.v1.AckR\x04acks\"\xff\x01\n" +
 	"\x06Assign\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\f\n" +
 	"\x01n\x18\x02 \x01(\rR\x01n\x12(\n" +
@@ -1440,7 +1692,7 @@ func file_nqueens_v1_nqueens_proto_rawDescGZIP() []byte {
 }
 
 var file_nqueens_v1_nqueens_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_nqueens_v1_nqueens_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_nqueens_v1_nqueens_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_nqueens_v1_nqueens_proto_goTypes = []any{
 	(TaskKind)(0),                 // 0: nqueens.v1.TaskKind
 	(Ack_Outcome)(0),              // 1: nqueens.v1.Ack.Outcome
@@ -1449,51 +1701,60 @@ var file_nqueens_v1_nqueens_proto_goTypes = []any{
 	(*JoinResponse)(nil),          // 4: nqueens.v1.JoinResponse
 	(*Job)(nil),                   // 5: nqueens.v1.Job
 	(*WorkRequest)(nil),           // 6: nqueens.v1.WorkRequest
-	(*Ready)(nil),                 // 7: nqueens.v1.Ready
-	(*Heartbeat)(nil),             // 8: nqueens.v1.Heartbeat
-	(*SolutionBatch)(nil),         // 9: nqueens.v1.SolutionBatch
-	(*Result)(nil),                // 10: nqueens.v1.Result
-	(*Release)(nil),               // 11: nqueens.v1.Release
-	(*WorkResponse)(nil),          // 12: nqueens.v1.WorkResponse
-	(*Assign)(nil),                // 13: nqueens.v1.Assign
-	(*Cancel)(nil),                // 14: nqueens.v1.Cancel
-	(*Ack)(nil),                   // 15: nqueens.v1.Ack
-	(*Drain)(nil),                 // 16: nqueens.v1.Drain
-	(*durationpb.Duration)(nil),   // 17: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(*ResultBatch)(nil),           // 7: nqueens.v1.ResultBatch
+	(*Ready)(nil),                 // 8: nqueens.v1.Ready
+	(*Heartbeat)(nil),             // 9: nqueens.v1.Heartbeat
+	(*SolutionBatch)(nil),         // 10: nqueens.v1.SolutionBatch
+	(*Result)(nil),                // 11: nqueens.v1.Result
+	(*Release)(nil),               // 12: nqueens.v1.Release
+	(*WorkResponse)(nil),          // 13: nqueens.v1.WorkResponse
+	(*AssignBatch)(nil),           // 14: nqueens.v1.AssignBatch
+	(*AckBatch)(nil),              // 15: nqueens.v1.AckBatch
+	(*Assign)(nil),                // 16: nqueens.v1.Assign
+	(*Cancel)(nil),                // 17: nqueens.v1.Cancel
+	(*Ack)(nil),                   // 18: nqueens.v1.Ack
+	(*Drain)(nil),                 // 19: nqueens.v1.Drain
+	(*durationpb.Duration)(nil),   // 20: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
 }
 var file_nqueens_v1_nqueens_proto_depIdxs = []int32{
 	5,  // 0: nqueens.v1.JoinResponse.job:type_name -> nqueens.v1.Job
-	17, // 1: nqueens.v1.JoinResponse.lease:type_name -> google.protobuf.Duration
-	17, // 2: nqueens.v1.JoinResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	20, // 1: nqueens.v1.JoinResponse.lease:type_name -> google.protobuf.Duration
+	20, // 2: nqueens.v1.JoinResponse.heartbeat_interval:type_name -> google.protobuf.Duration
 	0,  // 3: nqueens.v1.Job.kind:type_name -> nqueens.v1.TaskKind
-	7,  // 4: nqueens.v1.WorkRequest.ready:type_name -> nqueens.v1.Ready
-	8,  // 5: nqueens.v1.WorkRequest.heartbeat:type_name -> nqueens.v1.Heartbeat
-	9,  // 6: nqueens.v1.WorkRequest.solution_batch:type_name -> nqueens.v1.SolutionBatch
-	10, // 7: nqueens.v1.WorkRequest.result:type_name -> nqueens.v1.Result
-	11, // 8: nqueens.v1.WorkRequest.release:type_name -> nqueens.v1.Release
-	2,  // 9: nqueens.v1.SolutionBatch.task_id:type_name -> nqueens.v1.TaskId
-	2,  // 10: nqueens.v1.Result.task_id:type_name -> nqueens.v1.TaskId
-	17, // 11: nqueens.v1.Result.elapsed:type_name -> google.protobuf.Duration
-	13, // 12: nqueens.v1.WorkResponse.assign:type_name -> nqueens.v1.Assign
-	14, // 13: nqueens.v1.WorkResponse.cancel:type_name -> nqueens.v1.Cancel
-	15, // 14: nqueens.v1.WorkResponse.ack:type_name -> nqueens.v1.Ack
-	16, // 15: nqueens.v1.WorkResponse.drain:type_name -> nqueens.v1.Drain
-	2,  // 16: nqueens.v1.Assign.task_id:type_name -> nqueens.v1.TaskId
-	0,  // 17: nqueens.v1.Assign.kind:type_name -> nqueens.v1.TaskKind
-	18, // 18: nqueens.v1.Assign.deadline:type_name -> google.protobuf.Timestamp
-	2,  // 19: nqueens.v1.Cancel.task_id:type_name -> nqueens.v1.TaskId
-	2,  // 20: nqueens.v1.Ack.task_id:type_name -> nqueens.v1.TaskId
-	1,  // 21: nqueens.v1.Ack.outcome:type_name -> nqueens.v1.Ack.Outcome
-	3,  // 22: nqueens.v1.CoordinatorService.Join:input_type -> nqueens.v1.JoinRequest
-	6,  // 23: nqueens.v1.CoordinatorService.Work:input_type -> nqueens.v1.WorkRequest
-	4,  // 24: nqueens.v1.CoordinatorService.Join:output_type -> nqueens.v1.JoinResponse
-	12, // 25: nqueens.v1.CoordinatorService.Work:output_type -> nqueens.v1.WorkResponse
-	24, // [24:26] is the sub-list for method output_type
-	22, // [22:24] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	8,  // 4: nqueens.v1.WorkRequest.ready:type_name -> nqueens.v1.Ready
+	9,  // 5: nqueens.v1.WorkRequest.heartbeat:type_name -> nqueens.v1.Heartbeat
+	10, // 6: nqueens.v1.WorkRequest.solution_batch:type_name -> nqueens.v1.SolutionBatch
+	11, // 7: nqueens.v1.WorkRequest.result:type_name -> nqueens.v1.Result
+	12, // 8: nqueens.v1.WorkRequest.release:type_name -> nqueens.v1.Release
+	7,  // 9: nqueens.v1.WorkRequest.result_batch:type_name -> nqueens.v1.ResultBatch
+	11, // 10: nqueens.v1.ResultBatch.results:type_name -> nqueens.v1.Result
+	2,  // 11: nqueens.v1.SolutionBatch.task_id:type_name -> nqueens.v1.TaskId
+	2,  // 12: nqueens.v1.Result.task_id:type_name -> nqueens.v1.TaskId
+	20, // 13: nqueens.v1.Result.elapsed:type_name -> google.protobuf.Duration
+	16, // 14: nqueens.v1.WorkResponse.assign:type_name -> nqueens.v1.Assign
+	17, // 15: nqueens.v1.WorkResponse.cancel:type_name -> nqueens.v1.Cancel
+	18, // 16: nqueens.v1.WorkResponse.ack:type_name -> nqueens.v1.Ack
+	19, // 17: nqueens.v1.WorkResponse.drain:type_name -> nqueens.v1.Drain
+	14, // 18: nqueens.v1.WorkResponse.assign_batch:type_name -> nqueens.v1.AssignBatch
+	15, // 19: nqueens.v1.WorkResponse.ack_batch:type_name -> nqueens.v1.AckBatch
+	16, // 20: nqueens.v1.AssignBatch.assigns:type_name -> nqueens.v1.Assign
+	18, // 21: nqueens.v1.AckBatch.acks:type_name -> nqueens.v1.Ack
+	2,  // 22: nqueens.v1.Assign.task_id:type_name -> nqueens.v1.TaskId
+	0,  // 23: nqueens.v1.Assign.kind:type_name -> nqueens.v1.TaskKind
+	21, // 24: nqueens.v1.Assign.deadline:type_name -> google.protobuf.Timestamp
+	2,  // 25: nqueens.v1.Cancel.task_id:type_name -> nqueens.v1.TaskId
+	2,  // 26: nqueens.v1.Ack.task_id:type_name -> nqueens.v1.TaskId
+	1,  // 27: nqueens.v1.Ack.outcome:type_name -> nqueens.v1.Ack.Outcome
+	3,  // 28: nqueens.v1.CoordinatorService.Join:input_type -> nqueens.v1.JoinRequest
+	6,  // 29: nqueens.v1.CoordinatorService.Work:input_type -> nqueens.v1.WorkRequest
+	4,  // 30: nqueens.v1.CoordinatorService.Join:output_type -> nqueens.v1.JoinResponse
+	13, // 31: nqueens.v1.CoordinatorService.Work:output_type -> nqueens.v1.WorkResponse
+	30, // [30:32] is the sub-list for method output_type
+	28, // [28:30] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_nqueens_v1_nqueens_proto_init() }
@@ -1507,12 +1768,15 @@ func file_nqueens_v1_nqueens_proto_init() {
 		(*WorkRequest_SolutionBatch)(nil),
 		(*WorkRequest_Result)(nil),
 		(*WorkRequest_Release)(nil),
+		(*WorkRequest_ResultBatch)(nil),
 	}
-	file_nqueens_v1_nqueens_proto_msgTypes[10].OneofWrappers = []any{
+	file_nqueens_v1_nqueens_proto_msgTypes[11].OneofWrappers = []any{
 		(*WorkResponse_Assign)(nil),
 		(*WorkResponse_Cancel)(nil),
 		(*WorkResponse_Ack)(nil),
 		(*WorkResponse_Drain)(nil),
+		(*WorkResponse_AssignBatch)(nil),
+		(*WorkResponse_AckBatch)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1520,7 +1784,7 @@ func file_nqueens_v1_nqueens_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_nqueens_v1_nqueens_proto_rawDesc), len(file_nqueens_v1_nqueens_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   15,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

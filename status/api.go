@@ -1,0 +1,113 @@
+package status
+
+import (
+	"time"
+
+	"github.com/nqueens/nqueens/coordinator"
+)
+
+// APIStatus is the JSON of /api/status and of each status message on
+// /events: every field of the --json summary at the top level, under the
+// same names (coordinator.Summary embedded), then what only a running job
+// has. Summary already uses "workers" (most workers attached at once) and
+// "leased" (leases handed out), so the rows of attached workers are
+// "workers_attached" and the task states are "tasks_queued" and
+// "tasks_leased".
+type APIStatus struct {
+	coordinator.Summary
+
+	TasksQueued   int `json:"tasks_queued"`   // tasks waiting
+	TasksLeased   int `json:"tasks_leased"`   // tasks on a worker now
+	TasksRestored int `json:"tasks_restored"` // tasks read from the journal (--resume)
+
+	WorkersAttached []APIWorker `json:"workers_attached"`
+	Slots           int         `json:"slots"` // of the attached workers
+
+	Started     time.Time `json:"started"`
+	BusySeconds float64   `json:"busy_seconds"` // time with at least one worker attached
+	WorkDone    float64   `json:"work_done"`    // estimated nodes done by this run
+	WorkTotal   float64   `json:"work_total"`   // estimated nodes of this run
+	Fraction    float64   `json:"fraction"`     // work_done / work_total, 0..1
+	NodesPerSec float64   `json:"nodes_per_second"`
+	SolsPerSec  float64   `json:"solutions_per_second"`
+	ETASeconds  *float64  `json:"eta_seconds"` // null while unknown or when done
+
+	Listing APIListing `json:"listing"`
+	Recent  [][]int    `json:"recent"` // latest solutions of a listing, 1-based columns, newest last
+	Done    bool       `json:"done"`
+}
+
+// APIWorker is one attached worker session.
+type APIWorker struct {
+	Name        string    `json:"name"`
+	ID          string    `json:"id"`
+	Address     string    `json:"address"`
+	Version     string    `json:"version"`
+	Slots       int       `json:"slots"`
+	Leases      int       `json:"leases"`
+	Tasks       uint64    `json:"tasks"`
+	Nodes       uint64    `json:"nodes"`
+	NodesPerSec float64   `json:"nodes_per_second"` // committed nodes since it joined
+	Joined      time.Time `json:"joined"`
+	LastSeen    time.Time `json:"last_seen"` // its last heartbeat, batch or result
+	// SilentSeconds is how long ago LastSeen was, on the server's clock
+	// (so a browser's skewed clock does not matter).
+	SilentSeconds float64 `json:"silent_seconds"`
+}
+
+// APIListing is the final write of a listing's solutions.
+type APIListing struct {
+	Writing bool   `json:"writing"`
+	Written uint64 `json:"written"`
+	Total   uint64 `json:"total"`
+}
+
+// NewAPIStatus turns a snapshot into its JSON form; now dates the rates
+// and silences of the workers.
+func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
+	e := EstimateOf(s)
+	a := APIStatus{
+		Summary:     s.Summary,
+		TasksQueued: s.Queued, TasksLeased: s.Leased, TasksRestored: s.Restored,
+		WorkersAttached: make([]APIWorker, 0, len(s.Workers)),
+		Slots:           Slots(s),
+		Started:         s.Started, BusySeconds: e.BusySeconds,
+		WorkDone: s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
+		NodesPerSec: e.NodesPerSec, SolsPerSec: e.SolsPerSec,
+		Listing: APIListing{Writing: s.Listing.Writing, Written: s.Listing.Written, Total: s.Listing.Total},
+		Recent:  s.Recent,
+		Done:    s.Done,
+	}
+	if a.Recent == nil {
+		a.Recent = [][]int{}
+	}
+	if e.HasETA {
+		v := e.ETA.Seconds()
+		a.ETASeconds = &v
+	}
+	for _, w := range s.Workers {
+		a.WorkersAttached = append(a.WorkersAttached, APIWorker{
+			Name: w.Name, ID: w.ID, Address: w.Addr, Version: w.Version, Slots: w.Slots, Leases: w.Leases,
+			Tasks: w.Tasks, Nodes: w.Nodes, NodesPerSec: workerRate(w, now),
+			Joined: w.Joined, LastSeen: w.LastSeen, SilentSeconds: max(now.Sub(w.LastSeen).Seconds(), 0),
+		})
+	}
+	return a
+}
+
+// APIEvent is one event in JSON.
+type APIEvent struct {
+	Seq    uint64    `json:"seq"`
+	Time   time.Time `json:"time"`
+	Kind   string    `json:"kind"`
+	Worker string    `json:"worker,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+func apiEvents(evs []coordinator.Event) []APIEvent {
+	out := make([]APIEvent, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, APIEvent{Seq: e.Seq, Time: e.Time, Kind: string(e.Kind), Worker: e.Worker, Detail: e.Detail})
+	}
+	return out
+}

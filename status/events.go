@@ -1,0 +1,79 @@
+package status
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// events streams server-sent events until the client goes or the server
+// stops: "status" (an APIStatus) at once and every Interval, and "event"
+// (an APIEvent) for each new event as it happens (polled every eventPoll).
+// Streams beyond MaxStreams get 503; EventSource retries by itself.
+func (h *handler) events(w http.ResponseWriter, r *http.Request) {
+	select {
+	case h.streams <- struct{}{}:
+		defer func() { <-h.streams }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "too many open dashboards", http.StatusServiceUnavailable)
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's WriteTimeout
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "retry: 2000\n\n")
+	var last uint64
+	// A page that opens late still shows the recent history.
+	send := func() error {
+		evs := h.src.Events(last)
+		for _, e := range apiEvents(evs) {
+			if err := sse(w, "event", e); err != nil {
+				return err
+			}
+			last = e.Seq
+		}
+		return rc.Flush()
+	}
+	status := func() error {
+		if err := sse(w, "status", NewAPIStatus(h.src.Status(), h.opts.Now())); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if status() != nil || send() != nil {
+		return
+	}
+	tick, poll := time.NewTicker(h.opts.Interval), time.NewTicker(min(eventPoll, h.opts.Interval))
+	defer tick.Stop()
+	defer poll.Stop()
+	for {
+		var err error
+		select {
+		case <-r.Context().Done():
+			return
+		case <-poll.C:
+			err = send()
+		case <-tick.C:
+			err = status()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// sse writes one server-sent event whose data is v in JSON (one line: JSON
+// escapes newlines inside strings).
+func sse(w http.ResponseWriter, name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	return err
+}

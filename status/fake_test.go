@@ -1,0 +1,119 @@
+package status
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/coordinator"
+)
+
+// fakeJob is a Source whose snapshots advance: each step commits one more
+// of tasks tasks of an N=15 count on two workers, and the last step makes
+// it Done with the known total (DESIGN.md §5: 2279184, 285053).
+type fakeJob struct {
+	mu     sync.Mutex
+	step   int
+	steps  int
+	start  time.Time
+	events []coordinator.Event
+}
+
+const (
+	fakeTotal  = 2279184
+	fakeUnique = 285053
+	fakeTasks  = 40
+	fakeWork   = 4e9
+)
+
+func newFakeJob(steps int) *fakeJob {
+	f := &fakeJob{steps: steps, start: time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)}
+	f.addLocked(coordinator.EventJoin, "alpha", "2 slots")
+	f.addLocked(coordinator.EventJoin, "beta", "1 slot")
+	return f
+}
+
+func (f *fakeJob) addLocked(k coordinator.EventKind, w, d string) {
+	seq := uint64(len(f.events) + 1)
+	f.events = append(f.events, coordinator.Event{Seq: seq, Time: f.start.Add(time.Duration(seq) * time.Second), Kind: k, Worker: w, Detail: d})
+}
+
+// Advance moves the job one step on; the last step finishes it.
+func (f *fakeJob) Advance() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.step < f.steps {
+		f.step++
+		if f.step == f.steps/2 {
+			f.addLocked(coordinator.EventExpire, "beta", "task 7 lease expired")
+		}
+		if f.step == f.steps {
+			f.addLocked(coordinator.EventDone, "", "every task committed")
+		}
+	}
+}
+
+func (f *fakeJob) Status() coordinator.Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	frac := float64(f.step) / float64(f.steps)
+	done := f.step == f.steps
+	committed := int(frac * fakeTasks)
+	sols, uniq := uint64(frac*fakeTotal), uint64(frac*fakeUnique)
+	if done {
+		sols, uniq = fakeTotal, fakeUnique
+	}
+	busy := time.Duration(f.step) * time.Second
+	s := coordinator.Status{
+		Summary: coordinator.Summary{
+			N: 15, Kind: "count", Solutions: sols, Unique: uniq, Tasks: fakeTasks, Committed: committed, Depth: 3,
+			Workers: 2, Nodes: uint64(frac * fakeWork), ElapsedSeconds: busy.Seconds() + 0.5, Leased: uint64(committed + 3),
+			Requeued: 1, Expired: 1, Rejected: 2, Conflicts: 0, Quarantined: 0, Complete: done,
+		},
+		Queued: fakeTasks - committed - min(3, fakeTasks-committed), Leased: min(3, fakeTasks-committed),
+		Started: f.start, Busy: busy, WorkDone: frac * fakeWork, WorkTotal: fakeWork, Done: done,
+		Workers: []coordinator.WorkerStatus{
+			{ID: "w1", Name: "alpha", Addr: "127.0.0.1:40001", Version: "v1.2.3 (rev abc)", Slots: 2, Leases: 2,
+				Tasks: uint64(committed * 2 / 3), Nodes: uint64(frac * fakeWork * 2 / 3), Joined: f.start, LastSeen: f.start.Add(busy)},
+			{ID: "w2", Name: "beta", Addr: "127.0.0.1:40002", Slots: 1, Leases: 1,
+				Tasks: uint64(committed - committed*2/3), Nodes: uint64(frac * fakeWork / 3), Joined: f.start, LastSeen: f.start.Add(busy)},
+		},
+	}
+	return s
+}
+
+func (f *fakeJob) Events(after uint64) []coordinator.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []coordinator.Event
+	for _, e := range f.events {
+		if e.Seq > after {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// serve starts h on a loopback port for the test's lifetime.
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, done, err := Serve(ctx, "127.0.0.1:0", h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve ended with %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not end 10s after its context")
+		}
+	})
+	return "http://" + addr
+}

@@ -1,0 +1,211 @@
+package status
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
+
+	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/internal/version"
+)
+
+// NewRegistry returns a Prometheus registry of this process's own (not the
+// global one, which any imported library may fill): the Go runtime and
+// process collectors, and nqueens_build_info.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	v := version.Get()
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "nqueens_build_info",
+		Help: "The build of this binary: always 1, with its version, revision and solver version as labels.",
+		ConstLabels: prometheus.Labels{
+			"version": v.Module, "revision": v.Short(), "solver": strconv.Itoa(v.Solver), "goversion": v.Go,
+		},
+	})
+	build.Set(1)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), build)
+	return reg
+}
+
+// syncBuckets span a journal fsync from a page-cache-backed tmpfs (tens of
+// microseconds) to a slow network disk (a second).
+var syncBuckets = prometheus.ExponentialBuckets(25e-6, 2.5, 12)
+
+// JournalSyncObserver registers nqueens_journal_fsync_seconds on reg and
+// returns the function to give the journal (journal.Journal.ObserveSync).
+func JournalSyncObserver(reg prometheus.Registerer) func(time.Duration) {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "nqueens_journal_fsync_seconds",
+		Help:    "Time of one journal fsync; a worker's result is acknowledged only after it.",
+		Buckets: syncBuckets,
+	})
+	reg.MustRegister(h)
+	return func(d time.Duration) { h.Observe(d.Seconds()) }
+}
+
+// GRPCServerOptions returns the interceptors every gRPC server of the
+// coordinator wants, registered on reg: grpc_server_* metrics per method
+// and code (with handling-time histograms), and panic recovery that turns
+// a panicking handler into codes.Internal (counted in
+// nqueens_grpc_panics_total) instead of a dead process. Put them before
+// the auth options (auth.Config.ServerOptions): chained interceptors run
+// in the order given, so metrics see every call, refused ones included,
+// and a panic anywhere inside is recovered.
+func GRPCServerOptions(reg prometheus.Registerer) []grpc.ServerOption {
+	m := grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
+	panics := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "nqueens_grpc_panics_total",
+		Help: "gRPC handlers that panicked and were answered with codes.Internal.",
+	})
+	reg.MustRegister(m, panics)
+	rec := recovery.WithRecoveryHandler(func(p any) error {
+		panics.Inc()
+		return grpcstatus.Error(codes.Internal, fmt.Sprintf("internal error: %v", p))
+	})
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(m.UnaryServerInterceptor(), recovery.UnaryServerInterceptor(rec)),
+		grpc.ChainStreamInterceptor(m.StreamServerInterceptor(), recovery.StreamServerInterceptor(rec)),
+	}
+}
+
+// collector turns a Source's snapshot into metrics at scrape time, so the
+// numbers are never older than the scrape and the job keeps no metric
+// state of its own.
+type collector struct {
+	src Source
+
+	solutions, unique, tasks, planTasks, nodes, workers, slots *prometheus.Desc
+	workerTasks, workerNodes                                   *prometheus.Desc
+	leases, expired, requeued, rejected, conflicts, duplicates *prometheus.Desc
+	verified, quarantined, workDone, workTotal, busy, eta      *prometheus.Desc
+	done, restored                                             *prometheus.Desc
+}
+
+func newCollector(src Source) *collector {
+	d := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(name, help, labels, nil)
+	}
+	return &collector{
+		src:         src,
+		solutions:   d("nqueens_solutions", "Solutions counted in the committed tasks so far (the exact total when nqueens_done is 1)."),
+		unique:      d("nqueens_unique_solutions", "Fundamental solutions counted in the committed tasks so far."),
+		tasks:       d("nqueens_tasks", "Tasks by state: queued (waiting), leased (on a worker now), committed (done, restored ones included).", "state"),
+		planTasks:   d("nqueens_plan_tasks", "Tasks in the whole plan."),
+		nodes:       d("nqueens_nodes_total", "Search nodes visited by the committed tasks."),
+		workers:     d("nqueens_workers", "Worker sessions attached now."),
+		slots:       d("nqueens_slots", "Task slots of the attached workers."),
+		workerTasks: d("nqueens_worker_tasks_committed_total", "Tasks committed by an attached worker, by its name.", "worker"),
+		workerNodes: d("nqueens_worker_nodes_total", "Search nodes of the tasks an attached worker committed, by its name.", "worker"),
+		leases:      d("nqueens_leases_total", "Leases handed out (first attempts, retries and verifications)."),
+		expired:     d("nqueens_lease_expiries_total", "Leases that ran out without a heartbeat."),
+		requeued:    d("nqueens_requeues_total", "Leases taken back and queued again."),
+		rejected:    d("nqueens_rejections_total", "Results or batches dropped as invalid or foreign."),
+		conflicts:   d("nqueens_conflicts_total", "Results that disagreed with a committed one."),
+		duplicates:  d("nqueens_duplicates_total", "Repeated results equal to the committed one."),
+		verified:    d("nqueens_verified_total", "Committed tasks confirmed by a second computation."),
+		quarantined: d("nqueens_quarantines_total", "Workers caught reporting wrong counts and disconnected."),
+		workDone:    d("nqueens_work_done_nodes", "Estimated search work done by this run, in nodes (restored tasks excluded)."),
+		workTotal:   d("nqueens_work_total_nodes", "Estimated search work of this run, in nodes."),
+		busy:        d("nqueens_busy_seconds_total", "Time with at least one worker attached."),
+		eta:         d("nqueens_eta_seconds", "Estimated time left at the current rate; absent while unknown."),
+		done:        d("nqueens_done", "1 once every task is committed or the job failed, else 0."),
+		restored:    d("nqueens_restored_tasks", "Tasks committed by an earlier run and read from the journal."),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.solutions, c.unique, c.tasks, c.planTasks, c.nodes, c.workers, c.slots,
+		c.workerTasks, c.workerNodes, c.leases, c.expired, c.requeued, c.rejected, c.conflicts, c.duplicates,
+		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector from one snapshot.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.src.Status()
+	sum := s.Summary
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge(c.solutions, float64(sum.Solutions))
+	gauge(c.unique, float64(sum.Unique))
+	gauge(c.tasks, float64(s.Queued), "queued")
+	gauge(c.tasks, float64(s.Leased), "leased")
+	gauge(c.tasks, float64(sum.Committed), "committed")
+	gauge(c.planTasks, float64(sum.Tasks))
+	counter(c.nodes, float64(sum.Nodes))
+	gauge(c.workers, float64(len(s.Workers)))
+	gauge(c.slots, float64(Slots(s)))
+	for _, w := range byName(s.Workers) {
+		counter(c.workerTasks, float64(w.Tasks), w.Name)
+		counter(c.workerNodes, float64(w.Nodes), w.Name)
+	}
+	for d, v := range map[*prometheus.Desc]uint64{c.leases: sum.Leased, c.expired: sum.Expired, c.requeued: sum.Requeued,
+		c.rejected: sum.Rejected, c.conflicts: sum.Conflicts, c.duplicates: sum.Duplicates,
+		c.verified: sum.Verified, c.quarantined: sum.Quarantined} {
+		counter(d, float64(v))
+	}
+	e := EstimateOf(s)
+	gauge(c.workDone, s.WorkDone)
+	gauge(c.workTotal, s.WorkTotal)
+	counter(c.busy, s.Busy.Seconds())
+	if e.HasETA {
+		gauge(c.eta, e.ETA.Seconds())
+	}
+	gauge(c.done, b2f(s.Done))
+	gauge(c.restored, float64(s.Restored))
+}
+
+// workerSum is one worker label's figures.
+type workerSum struct {
+	Name         string
+	Tasks, Nodes uint64
+}
+
+// byName adds up the attached sessions per worker name. The label's
+// cardinality is bounded: only sessions attached now appear (at most the
+// coordinator's session limit, 4096, and in practice the cluster's size),
+// and two sessions of one name (a restarted worker whose old stream is not
+// yet gone) share one series instead of making the scrape fail on a
+// duplicate. A departed worker's series disappears; Prometheus' sum() over
+// nqueens_worker_* is therefore "work by the workers attached now", while
+// the job-wide counters above never go down.
+func byName(ws []coordinator.WorkerStatus) []workerSum {
+	idx := make(map[string]int, len(ws))
+	var out []workerSum
+	for _, w := range ws {
+		name := w.Name
+		if name == "" {
+			name = w.ID
+		}
+		i, ok := idx[name]
+		if !ok {
+			i = len(out)
+			idx[name] = i
+			out = append(out, workerSum{Name: name})
+		}
+		out[i].Tasks += w.Tasks
+		out[i].Nodes += w.Nodes
+	}
+	return out
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

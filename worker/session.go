@@ -1,0 +1,426 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+)
+
+// endWait bounds how long a finishing worker waits for the coordinator to
+// end the stream after the worker closed its side, so the coordinator reads
+// a clean end (and any Release) rather than a cancellation.
+const endWait = 2 * time.Second
+
+// errStreamEnded is a Work stream that the coordinator closed without a
+// Drain (it stopped, or forgot the session): the worker joins again.
+var errStreamEnded = errors.New("coordinator ended the stream without Drain")
+
+// session is one Work stream of a joined worker: the stream, the leased
+// tasks it runs and the three loops around it. serve reads what recvLoop
+// receives and ends the session with finish; sendLoop is the only
+// goroutine that calls stream.Send; heartbeatLoop reports the leases held.
+// Tasks and loops hand messages to sendLoop through out, and stop sending
+// once stop is closed.
+type session struct {
+	cfg       Config
+	log       hclog.Logger
+	heartbeat time.Duration // how often the held leases are reported
+
+	stream       nqueenspb.CoordinatorService_WorkClient
+	streamCtx    context.Context // the stream's context: recvLoop stops with it
+	cancelStream context.CancelFunc
+
+	out     chan *nqueenspb.WorkRequest // to sendLoop; a full queue pushes back on tasks
+	stop    chan struct{}               // closed by finish: nothing more is sent
+	sendErr chan error                  // sendLoop's failure (capacity 1)
+	sent    chan struct{}               // closed when sendLoop has ended
+	msgs    chan recv                   // what recvLoop received
+	slots   chan struct{}               // one token per task computing now
+	pf      *prefetch                   // how many leases to hold in reserve
+	batches bool                        // the coordinator reads ResultBatch
+
+	mu    sync.Mutex
+	tasks map[uint64]context.CancelFunc // guarded by mu: the leases held, by id
+
+	loops    sync.WaitGroup // sendLoop, heartbeatLoop, recvLoop
+	running  sync.WaitGroup // one per leased task
+	finished bool           // finish has run (serve's goroutine only)
+}
+
+// recv is one result of stream.Recv.
+type recv struct {
+	m   *nqueenspb.WorkResponse
+	err error
+}
+
+// work runs one Work session. It reports done when the coordinator drained
+// the worker (or ctx ended and the leases were handed back), and the
+// stream's error otherwise. Every goroutine of the session has ended when
+// it returns.
+func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, log hclog.Logger) (done bool, err error) {
+	s, err := openSession(client, cfg, jr, log)
+	if err != nil {
+		return false, err
+	}
+	defer s.close()
+	return s.serve(ctx)
+}
+
+// openSession opens the Work stream, queues the first Ready (the worker id
+// and the credits: every slot plus the prefetch) and starts the loops.
+func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, log hclog.Logger) (*session, error) {
+	sctx, cancel := context.WithCancel(context.Background())
+	stream, err := client.Work(sctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s := &session{
+		cfg: cfg, log: log, heartbeat: jr.GetHeartbeatInterval().AsDuration(),
+		stream: stream, streamCtx: sctx, cancelStream: cancel,
+		out:     make(chan *nqueenspb.WorkRequest, outQueue),
+		stop:    make(chan struct{}),
+		sendErr: make(chan error, 1),
+		sent:    make(chan struct{}),
+		msgs:    make(chan recv),
+		slots:   make(chan struct{}, cfg.Slots),
+		tasks:   make(map[uint64]context.CancelFunc),
+		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
+		batches: jr.GetBatches(),
+	}
+	if s.heartbeat <= 0 {
+		s.heartbeat = defaultHeartbeat
+	}
+	s.out <- readyMsg(jr.GetWorkerId(), s.pf.initial()) // the queue is empty: never blocks
+	s.loops.Go(s.sendLoop)
+	s.loops.Go(s.heartbeatLoop)
+	s.loops.Go(s.recvLoop)
+	return s, nil
+}
+
+// serve handles the coordinator's messages until the session ends: a
+// Drain or ctx (done), a broken stream (its error).
+func (s *session) serve(ctx context.Context) (done bool, err error) {
+	for {
+		select {
+		case <-ctx.Done():
+			s.log.Info("stopping; handing leases back")
+			s.finish(true)
+			s.awaitEnd()
+			return true, nil
+		case err := <-s.sendErr:
+			s.finish(false)
+			return false, err
+		case r := <-s.msgs:
+			if r.err != nil {
+				s.finish(false)
+				if errors.Is(r.err, io.EOF) {
+					return false, errStreamEnded
+				}
+				return false, r.err
+			}
+			if s.handle(ctx, r.m) {
+				s.finish(false)
+				s.awaitEnd()
+				return true, nil
+			}
+		}
+	}
+}
+
+// handle acts on one message; it reports true for a Drain.
+func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (drained bool) {
+	switch m := m.GetMsg().(type) {
+	case *nqueenspb.WorkResponse_Assign:
+		s.startTask(ctx, m.Assign)
+	case *nqueenspb.WorkResponse_AssignBatch:
+		for _, a := range m.AssignBatch.GetAssigns() {
+			s.startTask(ctx, a)
+		}
+	case *nqueenspb.WorkResponse_Cancel:
+		s.mu.Lock()
+		if cancel := s.tasks[m.Cancel.GetLeaseId()]; cancel != nil {
+			cancel()
+		}
+		s.mu.Unlock()
+		s.log.Debug("task cancelled", "task", m.Cancel.GetTaskId().GetIndex(), "reason", m.Cancel.GetReason())
+	case *nqueenspb.WorkResponse_Ack:
+		s.ack(m.Ack)
+	case *nqueenspb.WorkResponse_AckBatch:
+		for _, a := range m.AckBatch.GetAcks() {
+			s.ack(a)
+		}
+	case *nqueenspb.WorkResponse_Drain:
+		info(s.cfg, s.log)("drained by coordinator", "reason", m.Drain.GetReason())
+		return true
+	}
+	return false
+}
+
+// ack takes the coordinator's answer to a Result.
+func (s *session) ack(a *nqueenspb.Ack) {
+	s.pf.acked(uint64(a.GetTaskId().GetIndex()))
+	switch a.GetOutcome() {
+	case nqueenspb.Ack_OUTCOME_COMMITTED, nqueenspb.Ack_OUTCOME_VERIFIED, nqueenspb.Ack_OUTCOME_DUPLICATE:
+	default:
+		s.log.Warn("result not committed", "task", a.GetTaskId().GetIndex(), "outcome", a.GetOutcome().String(), "reason", a.GetReason())
+	}
+}
+
+// startTask holds a new lease and runs its task on its own goroutine; the
+// task waits for a free slot first when it was prefetched.
+func (s *session) startTask(ctx context.Context, a *nqueenspb.Assign) {
+	tctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.tasks[a.GetLeaseId()] = cancel
+	s.mu.Unlock()
+	s.log.Debug("task leased", "task", a.GetTaskId().GetIndex(), "lease_id", a.GetLeaseId())
+	s.running.Go(func() {
+		defer cancel()
+		s.runLeased(tctx, a)
+	})
+}
+
+// runLeased computes one leased task, sends its Result unless the lease
+// was cancelled or handed back meanwhile, and returns the slot's credit.
+func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
+	var res *nqueenspb.Result
+	var took time.Duration
+	select {
+	case s.slots <- struct{}{}:
+		if ctx.Err() == nil {
+			start := time.Now()
+			res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
+				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
+			})
+			took = time.Since(start)
+		}
+		<-s.slots
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	_, still := s.tasks[a.GetLeaseId()]
+	delete(s.tasks, a.GetLeaseId())
+	s.mu.Unlock()
+	if still && ctx.Err() == nil {
+		if res.GetFailure() != "" {
+			s.log.Error("task failed", "task", a.GetTaskId().GetIndex(), "error", res.GetFailure())
+		}
+		s.pf.resultSent(uint64(a.GetTaskId().GetIndex()))
+		if !s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: res}}) {
+			return
+		}
+	}
+	if credits := s.pf.done(took); credits > 0 {
+		s.send(readyMsg("", credits))
+	}
+}
+
+// send queues m for sendLoop; it reports false once the session stops.
+func (s *session) send(m *nqueenspb.WorkRequest) bool {
+	select {
+	case s.out <- m:
+		return true
+	case <-s.stop:
+		return false
+	}
+}
+
+// sendLoop sends what is queued until stop; then it flushes the queue (a
+// Release) and closes the worker's side of the stream. To a coordinator
+// that reads ResultBatch it sends the Results and Readies queued at once
+// as one message.
+func (s *session) sendLoop() {
+	defer close(s.sent)
+	for {
+		select {
+		case m := <-s.out:
+			if err := s.sendQueued(m); err != nil {
+				s.sendErr <- err
+				return
+			}
+		case <-s.stop:
+			for {
+				select {
+				case m := <-s.out:
+					if s.stream.Send(m) != nil {
+						return
+					}
+				default:
+					s.stream.CloseSend()
+					return
+				}
+			}
+		}
+	}
+}
+
+// sendQueued sends m and whatever else is queued right now, merging runs
+// of Results and Readies into ResultBatches when the coordinator reads
+// them; everything else keeps its place (a task's batches go before its
+// Result).
+func (s *session) sendQueued(m *nqueenspb.WorkRequest) error {
+	if !s.batches {
+		return s.stream.Send(m)
+	}
+	var batch *nqueenspb.ResultBatch
+	flush := func() error {
+		if batch == nil {
+			return nil
+		}
+		b := batch
+		batch = nil
+		if len(b.Results) == 0 {
+			return s.stream.Send(readyMsg("", int(b.Credits)))
+		}
+		return s.stream.Send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_ResultBatch{ResultBatch: b}})
+	}
+	for n := 0; ; n++ {
+		r, isResult := m.GetMsg().(*nqueenspb.WorkRequest_Result)
+		ready, isReady := m.GetMsg().(*nqueenspb.WorkRequest_Ready)
+		switch {
+		case isResult || isReady && ready.Ready.GetWorkerId() == "":
+			if batch == nil {
+				batch = &nqueenspb.ResultBatch{}
+			}
+			if isResult {
+				batch.Results = append(batch.Results, r.Result)
+			} else {
+				batch.Credits += ready.Ready.GetCredits()
+			}
+		default:
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := s.stream.Send(m); err != nil {
+				return err
+			}
+		}
+		if n >= outQueue { // bounded: a batch never holds more than the queue
+			return flush()
+		}
+		select {
+		case m = <-s.out:
+		default:
+			return flush()
+		}
+	}
+}
+
+// heartbeatLoop reports the leases held every heartbeat interval.
+func (s *session) heartbeatLoop() {
+	t := time.NewTicker(s.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			hb := &nqueenspb.Heartbeat{LeaseIds: s.held()}
+			if !s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Heartbeat{Heartbeat: hb}}) {
+				return
+			}
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// recvLoop receives on its own goroutine, so that serve notices ctx at
+// once; it ends with the stream.
+func (s *session) recvLoop() {
+	for {
+		m, err := s.stream.Recv()
+		select {
+		case s.msgs <- recv{m, err}:
+		case <-s.streamCtx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// held lists the ids of the leases held now.
+func (s *session) held() []uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]uint64, 0, len(s.tasks))
+	for id := range s.tasks {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// finish ends the session: it stops the tasks, optionally hands their
+// leases back, lets sendLoop flush and close (for at most endWait) and
+// waits for the tasks. It runs once; later calls do nothing.
+func (s *session) finish(release bool) {
+	if s.finished {
+		return
+	}
+	s.finished = true
+	s.mu.Lock()
+	ids := make([]uint64, 0, len(s.tasks))
+	for id, cancel := range s.tasks {
+		ids = append(ids, id)
+		cancel()
+	}
+	s.mu.Unlock()
+	if release && len(ids) > 0 {
+		select {
+		case s.out <- &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Release{Release: &nqueenspb.Release{LeaseIds: ids}}}:
+		default:
+		}
+	}
+	close(s.stop)
+	select {
+	case <-s.sent:
+	case <-time.After(endWait): // a coordinator that stopped reading
+		s.cancelStream()
+		<-s.sent
+	}
+	s.running.Wait()
+}
+
+// awaitEnd discards messages until the stream ends or endWait passes.
+func (s *session) awaitEnd() {
+	t := time.NewTimer(endWait)
+	defer t.Stop()
+	for {
+		select {
+		case r := <-s.msgs:
+			if r.err != nil {
+				return
+			}
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// close ends the stream and waits for the loops. The session must be
+// finished first, or finish runs here.
+func (s *session) close() {
+	s.finish(false)
+	s.cancelStream()
+	s.loops.Wait()
+}
+
+// readyMsg grants credits; the first Ready of a stream names the worker.
+func readyMsg(workerID string, credits int) *nqueenspb.WorkRequest {
+	return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: workerID, Credits: uint32(credits)}}}
+}
+
+// info returns the logging function for lifecycle events.
+func info(cfg Config, log hclog.Logger) func(string, ...any) {
+	if cfg.Quiet {
+		return log.Debug
+	}
+	return log.Info
+}
