@@ -101,6 +101,7 @@ type clusterConfig struct {
 	Coordinator       string        // coordinator binary ("": go build it)
 	Cache             string        // folder of count tables ("": os.UserCacheDir()/nqueens)
 	Synthetic         bool          // answer total 2, unique 1 for every task, no table
+	Batches           bool          // ask for batched messages, as package worker does
 	Timeout           time.Duration // bound on the whole run
 }
 
@@ -114,6 +115,7 @@ type clusterReport struct {
 	Credits             int     `json:"credits"` // credits each worker grants (slots + prefetch)
 	Journal             bool    `json:"journal"`
 	Synthetic           bool    `json:"synthetic"`
+	Batches             int     `json:"batched_workers"`    // workers whose coordinator agreed to batches
 	CommitsPerSecond    float64 `json:"commits_per_second"` // commits / elapsed_seconds
 	P50CommitMS         float64 `json:"p50_commit_ms"`
 	P99CommitMS         float64 `json:"p99_commit_ms"` // Result sent to its Ack received
@@ -178,6 +180,7 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	fs.IntVar(&c.Prefetch, "prefetch", 2, "credits each worker grants beyond its slots")
 	fs.StringVar(&c.State, "state", "", "journal `FILE` for the coordinator's --state (must not exist)")
 	fs.StringVar(&c.Coordinator, "coordinator", "", "coordinator `BIN` to run (default: go build it into a temporary folder)")
+	fs.BoolVar(&c.Batches, "batches", true, "ask for AssignBatch and AckBatch and answer with ResultBatch, as package worker does (false: one message per task)")
 	fs.BoolVar(&c.Synthetic, "synthetic", false, "answer every task with total 2, fundamental 1 instead of its real counts (no solver, no table)")
 	fs.StringVar(&c.Cache, "cache", "", "`DIR` of cached count tables (default: the user cache folder's nqueens)")
 	fs.DurationVar(&c.Timeout, "timeout", 30*time.Minute, "bound on the whole run")
@@ -283,7 +286,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	defer stopWorkers()
 	sims := make(simSet, cfg.Workers)
 	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: len(plan.Tasks), fingerprint: plan.Fingerprint(),
-		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch}
+		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches}
 	joins := make(chan struct{}, joinsInFlight)
 	errs := make(chan error, cfg.Workers)
 	var wg sync.WaitGroup
@@ -537,6 +540,7 @@ type simJob struct {
 	fingerprint     uint64
 	table           []solver.Counts
 	slots, credits  int
+	batches         bool // ask for AssignBatch and AckBatch (JoinRequest.batches)
 }
 
 // simWorker is one simulated worker and what it measured.
@@ -550,7 +554,8 @@ type simWorker struct {
 	ackTimes             []int64         // when each commit's Ack came (Unix ns)
 	commits, others      int
 	drained              bool
-	lateAcks             int // Acks received after the Drain
+	batches              bool // the session used batched messages
+	lateAcks             int  // Acks received after the Drain
 }
 
 // run connects, joins and works until the coordinator drains the worker.
@@ -588,7 +593,7 @@ func (w *simWorker) run(ctx context.Context, joins chan struct{}) error {
 // join calls Join until it succeeds, retrying an unavailable coordinator,
 // and checks that the job is the plan the table answers.
 func (w *simWorker) join(ctx context.Context, client nqueenspb.CoordinatorServiceClient) (*nqueenspb.JoinResponse, error) {
-	req := &nqueenspb.JoinRequest{Name: fmt.Sprintf("sim-%d", w.id), Slots: uint32(w.job.slots), SolverVersion: solver.Version}
+	req := &nqueenspb.JoinRequest{Name: fmt.Sprintf("sim-%d", w.id), Slots: uint32(w.job.slots), SolverVersion: solver.Version, Batches: w.job.batches}
 	deadline := time.Now().Add(simJoinTimeout)
 	pause := 50 * time.Millisecond
 	for {
@@ -617,11 +622,12 @@ func (w *simWorker) join(ctx context.Context, client nqueenspb.CoordinatorServic
 
 // simSession is the state of one simulated Work stream.
 type simSession struct {
-	w      *simWorker
-	stream nqueenspb.CoordinatorService_WorkClient
-	sendMu sync.Mutex // serialises stream.Send: the receive loop and the heartbeat both send
-	held   map[uint64]struct{}
-	sent   map[uint32]time.Time // task index -> when its Result was sent
+	w         *simWorker
+	stream    nqueenspb.CoordinatorService_WorkClient
+	sendMu    sync.Mutex // serialises stream.Send: the receive loop and the heartbeat both send
+	held      map[uint64]struct{}
+	sent      map[uint32]time.Time // task index -> when its Result was sent
+	batchesOn bool                 // both sides said batches: AssignBatch in, ResultBatch out
 }
 
 func (s *simSession) send(m *nqueenspb.WorkRequest) error {
@@ -640,7 +646,9 @@ func (w *simWorker) work(ctx context.Context, client nqueenspb.CoordinatorServic
 	if err != nil {
 		return fmt.Errorf("worker %d: work stream: %w", w.id, err)
 	}
-	s := &simSession{w: w, stream: stream, held: map[uint64]struct{}{}, sent: map[uint32]time.Time{}}
+	s := &simSession{w: w, stream: stream, held: map[uint64]struct{}{}, sent: map[uint32]time.Time{},
+		batchesOn: w.job.batches && jr.GetBatches()}
+	w.batches = s.batchesOn
 	ready := &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: jr.GetWorkerId(), Credits: uint32(w.job.credits)}}}
 	if err := s.send(ready); err != nil {
 		return fmt.Errorf("worker %d: ready: %w", w.id, err)
@@ -659,11 +667,19 @@ func (w *simWorker) work(ctx context.Context, client nqueenspb.CoordinatorServic
 		}
 		switch m := m.GetMsg().(type) {
 		case *nqueenspb.WorkResponse_Assign:
-			if err := s.answer(m.Assign); err != nil {
+			if err := s.answer([]*nqueenspb.Assign{m.Assign}); err != nil {
+				return fmt.Errorf("worker %d: %w", w.id, err)
+			}
+		case *nqueenspb.WorkResponse_AssignBatch:
+			if err := s.answer(m.AssignBatch.GetAssigns()); err != nil {
 				return fmt.Errorf("worker %d: %w", w.id, err)
 			}
 		case *nqueenspb.WorkResponse_Ack:
 			s.acked(m.Ack)
+		case *nqueenspb.WorkResponse_AckBatch:
+			for _, a := range m.AckBatch.GetAcks() {
+				s.acked(a)
+			}
 		case *nqueenspb.WorkResponse_Cancel:
 			// Every Assign is answered before the next message is read,
 			// so a Cancel always finds its task finished: nothing to stop.
@@ -688,20 +704,63 @@ func (s *simSession) endStream(cancel context.CancelFunc) {
 		if err != nil {
 			return
 		}
+		acks := m.GetAckBatch().GetAcks()
 		if a := m.GetAck(); a != nil {
+			acks = append(acks, a)
+		}
+		for _, a := range acks {
 			s.w.lateAcks++
 			s.acked(a)
 		}
 	}
 }
 
-// answer sends the Result of an Assign from the table, then the credit of
-// the slot it frees.
-func (s *simSession) answer(a *nqueenspb.Assign) error {
-	now := time.Now()
+// answer sends the Results of Assigns from the table, and the credits of
+// the slots they free: in one ResultBatch when the coordinator reads them,
+// else as a Result and a Ready{1} each, as a real worker's freed slot does.
+func (s *simSession) answer(as []*nqueenspb.Assign) error {
 	if s.w.firstAssign.IsZero() {
-		s.w.firstAssign = now
+		s.w.firstAssign = time.Now()
 	}
+	results := make([]*nqueenspb.Result, len(as))
+	s.sendMu.Lock()
+	for i, a := range as {
+		results[i] = s.result(a)
+		s.held[a.GetLeaseId()] = struct{}{}
+	}
+	s.sendMu.Unlock()
+	defer func() {
+		s.sendMu.Lock()
+		for _, a := range as {
+			delete(s.held, a.GetLeaseId())
+		}
+		s.sendMu.Unlock()
+	}()
+	if s.batchesOn {
+		now := time.Now()
+		for _, r := range results {
+			s.sent[r.GetTaskId().GetIndex()] = now
+		}
+		b := &nqueenspb.ResultBatch{Results: results, Credits: uint32(len(results))}
+		if err := s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_ResultBatch{ResultBatch: b}}); err != nil {
+			return fmt.Errorf("result batch: %w", err)
+		}
+		return nil
+	}
+	for _, r := range results {
+		s.sent[r.GetTaskId().GetIndex()] = time.Now()
+		if err := s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: r}}); err != nil {
+			return fmt.Errorf("result: %w", err)
+		}
+		if err := s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{Credits: 1}}}); err != nil {
+			return fmt.Errorf("ready: %w", err)
+		}
+	}
+	return nil
+}
+
+// result is an Assign's Result from the table.
+func (s *simSession) result(a *nqueenspb.Assign) *nqueenspb.Result {
 	idx := a.GetTaskId().GetIndex()
 	res := &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Elapsed: durationpb.New(0)}
 	if int(idx) < len(s.w.job.table) && a.GetTaskId().GetPlanFingerprint() == s.w.job.fingerprint {
@@ -710,21 +769,7 @@ func (s *simSession) answer(a *nqueenspb.Assign) error {
 	} else {
 		res.Failure = fmt.Sprintf("task %d is not in the plan of the table", idx)
 	}
-	s.sendMu.Lock()
-	s.held[a.GetLeaseId()] = struct{}{}
-	s.sendMu.Unlock()
-	s.sent[idx] = time.Now()
-	err := s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: res}})
-	s.sendMu.Lock()
-	delete(s.held, a.GetLeaseId())
-	s.sendMu.Unlock()
-	if err != nil {
-		return fmt.Errorf("result: %w", err)
-	}
-	if err := s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{Credits: 1}}}); err != nil {
-		return fmt.Errorf("ready: %w", err)
-	}
-	return nil
+	return res
 }
 
 // acked records an Ack: the commit latency of its Result.
@@ -788,6 +833,9 @@ func (ss simSet) fill(rep *clusterReport) {
 		rep.AcksAfterDrain += w.lateAcks
 		if w.drained {
 			rep.Drained++
+		}
+		if w.batches {
+			rep.Batches++
 		}
 		if !w.drained {
 			rep.Late++

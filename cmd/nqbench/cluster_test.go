@@ -116,20 +116,27 @@ func checkReportCounts(t *testing.T, rep map[string]any, known solver.Counts, ta
 
 // TestClusterExact runs a real coordinator with 20 simulated workers: the
 // total is exact, every worker is drained, the count table is cached and
-// the second run, from the cache, is exact too.
+// the second run, from the cache and with one message per task, is exact
+// too.
 func TestClusterExact(t *testing.T) {
 	bin := coordinatorBin(t)
 	cache, dir := t.TempDir(), t.TempDir()
 	for i, state := range []string{filepath.Join(dir, "job.j"), ""} {
 		args := []string{"--n", "10", "--depth", "3", "--workers", "20", "--coordinator", bin, "--cache", cache}
+		batches := state != "" // the journaled run batches, the other one not
 		if state != "" {
 			args = append(args, "--state", state)
+		} else {
+			args = append(args, "--batches=false")
 		}
 		code, rep, stderr := runClusterCmd(t, args...)
 		if code != 0 {
 			t.Fatalf("run %d: exit %d, want 0; stderr:\n%s", i, code, stderr)
 		}
 		checkReport(t, rep, 10, 100, 20, state != "")
+		if want := map[bool]float64{true: 20}[batches]; rep["batched_workers"] != want {
+			t.Errorf("run %d: batched_workers = %v, want %v", i, rep["batched_workers"], want)
+		}
 		if cached := strings.Contains(stderr, "counting the"); cached != (i == 0) {
 			t.Errorf("run %d counted the table: %v, want %v", i, cached, i == 0)
 		}
