@@ -89,6 +89,10 @@ const (
 	// stderrTail is how many of the coordinator's last log lines an error
 	// quotes.
 	stderrTail = 20
+	// fileSlack is the open files each process needs beyond one socket per
+	// worker: the coordinator's journal, listener and pipes, this
+	// process's binaries and the Go runtime's own.
+	fileSlack = 256
 	// coordinatorPkg is what is built when --coordinator is not given.
 	coordinatorPkg = "github.com/nqueens/nqueens/cmd/coordinator"
 )
@@ -218,7 +222,7 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 	defer cancel()
 	rep := clusterReport{N: cfg.N, Depth: cfg.Depth, Workers: cfg.Workers, Slots: cfg.Slots,
 		Credits: cfg.Slots + cfg.Prefetch, Journal: cfg.State != "", Synthetic: cfg.Synthetic}
-	if err := raiseFileLimit(2*cfg.Workers + 256); err != nil {
+	if err := raiseFileLimit(cfg.Workers + fileSlack); err != nil {
 		return rep, err
 	}
 	plan, err := solver.NewPlan(cfg.N, cfg.Depth, solver.KindCount)
@@ -344,9 +348,9 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// raiseFileLimit lifts RLIMIT_NOFILE to at least want (up to the hard
-// limit): one socket per simulated worker here, and one per worker in the
-// coordinator, which inherits the limit. Setting it explicitly keeps Go
+// raiseFileLimit lifts RLIMIT_NOFILE to the hard limit, which must be at
+// least want: one socket per simulated worker here, and one per worker in
+// the coordinator, which inherits the limit. Setting it explicitly keeps Go
 // from giving the child process the original, lower soft limit back.
 func raiseFileLimit(want int) error {
 	var lim syscall.Rlimit
@@ -354,7 +358,7 @@ func raiseFileLimit(want int) error {
 		return fmt.Errorf("file limit: %w", err)
 	}
 	if lim.Max < uint64(want) {
-		return fmt.Errorf("%w: %d workers need %d open files, the hard limit is %d (raise it with ulimit -Hn)", errClusterUsage, (want-256)/2, want, lim.Max)
+		return fmt.Errorf("%w: %d workers need %d open files, the hard limit is %d (raise it with ulimit -Hn)", errClusterUsage, want-fileSlack, want, lim.Max)
 	}
 	lim.Cur = lim.Max
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
