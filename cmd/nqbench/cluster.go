@@ -73,9 +73,10 @@ const (
 	maxSimWorkers = 60000
 	// maxSimSlots bounds --slots, as the coordinator bounds JoinRequest.slots.
 	maxSimSlots = 4096
-	// joinsInFlight bounds the Joins under way at once, so a thousand
-	// workers reach the coordinator as a fast stream rather than one burst.
-	joinsInFlight = 64
+	// defaultJoins bounds the Joins under way at once (--joins), so a
+	// thousand workers reach the coordinator as a fast stream rather than
+	// one burst.
+	defaultJoins = 64
 	// simJoinTimeout bounds one simulated worker's retries of Join.
 	simJoinTimeout = 30 * time.Second
 	// listenTimeout bounds the wait for the coordinator's "listening" line:
@@ -106,6 +107,7 @@ type clusterConfig struct {
 	Cache             string        // folder of count tables ("": os.UserCacheDir()/nqueens)
 	Synthetic         bool          // answer total 2, unique 1 for every task, no table
 	Batches           bool          // ask for batched messages, as package worker does
+	Joins             int           // Joins in flight at once
 	Timeout           time.Duration // bound on the whole run
 }
 
@@ -137,6 +139,8 @@ type clusterReport struct {
 	NotCommitted        int     `json:"not_committed"`       // any other ack outcome
 	Drained             int     `json:"drained"`             // workers that ended on the coordinator's Drain
 	Late                int     `json:"late_workers"`        // joined as the job ended, never drained
+	JoinAttempts        int     `json:"join_attempts"`
+	JoinP99MS           float64 `json:"join_p99_ms"` // first Join call to success, p99 over joined workers
 	AcksAfterDrain      int     `json:"acks_after_drain"`
 	Total               uint64  `json:"total"`
 	Unique              uint64  `json:"unique"`
@@ -185,6 +189,7 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	fs.StringVar(&c.State, "state", "", "journal `FILE` for the coordinator's --state (must not exist)")
 	fs.StringVar(&c.Coordinator, "coordinator", "", "coordinator `BIN` to run (default: go build it into a temporary folder)")
 	fs.BoolVar(&c.Batches, "batches", true, "ask for AssignBatch and AckBatch and answer with ResultBatch, as package worker does (false: one message per task)")
+	fs.IntVar(&c.Joins, "joins", defaultJoins, "Joins in flight at once (the connection is dialled on the first)")
 	fs.BoolVar(&c.Synthetic, "synthetic", false, "answer every task with total 2, fundamental 1 instead of its real counts (no solver, no table)")
 	fs.StringVar(&c.Cache, "cache", "", "`DIR` of cached count tables (default: the user cache folder's nqueens)")
 	fs.DurationVar(&c.Timeout, "timeout", 30*time.Minute, "bound on the whole run")
@@ -206,6 +211,8 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 		return c, bad("--slots %d out of range 1..%d", c.Slots, maxSimSlots)
 	case c.Prefetch < 0 || c.Slots+c.Prefetch > maxSimSlots:
 		return c, bad("--prefetch %d: want 0..%d", c.Prefetch, maxSimSlots-c.Slots)
+	case c.Joins < 1:
+		return c, bad("--joins %d must be at least 1", c.Joins)
 	case c.Timeout <= 0:
 		return c, bad("--timeout %v must be positive", c.Timeout)
 	}
@@ -291,7 +298,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	sims := make(simSet, cfg.Workers)
 	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: len(plan.Tasks), fingerprint: plan.Fingerprint(),
 		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches}
-	joins := make(chan struct{}, joinsInFlight)
+	joins := make(chan struct{}, cfg.Joins)
 	errs := make(chan error, cfg.Workers)
 	var wg sync.WaitGroup
 	for i := range sims {
@@ -559,7 +566,9 @@ type simWorker struct {
 	commits, others      int
 	drained              bool
 	batches              bool // the session used batched messages
-	lateAcks             int  // Acks received after the Drain
+	joinAttempts         int
+	joinTime             time.Duration // from the first Join call to the one that succeeded
+	lateAcks             int           // Acks received after the Drain
 }
 
 // run connects, joins and works until the coordinator drains the worker.
@@ -600,7 +609,9 @@ func (w *simWorker) join(ctx context.Context, client nqueenspb.CoordinatorServic
 	req := &nqueenspb.JoinRequest{Name: fmt.Sprintf("sim-%d", w.id), Slots: uint32(w.job.slots), SolverVersion: solver.Version, Batches: w.job.batches}
 	deadline := time.Now().Add(simJoinTimeout)
 	pause := 50 * time.Millisecond
+	start := time.Now()
 	for {
+		w.joinAttempts++
 		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		jr, err := client.Join(actx, req, grpc.WaitForReady(true))
 		cancel()
@@ -609,6 +620,7 @@ func (w *simWorker) join(ctx context.Context, client nqueenspb.CoordinatorServic
 			if j.GetN() != uint32(w.job.n) || j.GetDepth() != uint32(w.job.depth) || j.GetTasks() != uint32(w.job.tasks) || j.GetPlanFingerprint() != w.job.fingerprint {
 				return nil, fmt.Errorf("worker %d: coordinator runs n=%d depth=%d tasks=%d, not the plan of the table", w.id, j.GetN(), j.GetDepth(), j.GetTasks())
 			}
+			w.joinTime = time.Since(start)
 			return jr, nil
 		}
 		c := status.Code(err)
@@ -830,8 +842,12 @@ type simSet []*simWorker
 // fill puts the workers' measurements into the report.
 func (ss simSet) fill(rep *clusterReport) {
 	var first, last, lastStart time.Time
-	var lat []time.Duration
+	var lat, joins []time.Duration
 	for _, w := range ss {
+		rep.JoinAttempts += w.joinAttempts
+		if w.joinTime > 0 {
+			joins = append(joins, w.joinTime)
+		}
 		rep.Commits += w.commits
 		rep.NotCommitted += w.others
 		rep.AcksAfterDrain += w.lateAcks
@@ -873,6 +889,8 @@ func (ss simSet) fill(rep *clusterReport) {
 		}
 		rep.SteadyCommitsPerSec = float64(steady) / last.Sub(lastStart).Seconds()
 	}
+	slices.Sort(joins)
+	rep.JoinP99MS = quantileMS(joins, 0.99)
 	slices.Sort(lat)
 	rep.P50CommitMS = quantileMS(lat, 0.50)
 	rep.P99CommitMS = quantileMS(lat, 0.99)

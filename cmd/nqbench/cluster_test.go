@@ -228,6 +228,7 @@ func TestClusterUsage(t *testing.T) {
 		{"--n", "10", "--workers", "2", "--bogus"},        // unknown flag
 		{"--n", "10", "--workers", "2", "extra"},          // stray argument
 		{"--n", "10", "--workers", "2", "--timeout", "0"}, // no time
+		{"--n", "10", "--workers", "2", "--joins", "0"},   // no joins
 	} {
 		code, _, stderr := runClusterCmd(t, args...)
 		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "nqbench cluster: ") {
