@@ -112,6 +112,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", coordinator.DefaultDrainTimeout, fmt.Sprintf("how long shutdown waits for workers and connections before cutting them off (at least %v)", minDrainTimeout))
 	fs.Float64Var(&cfg.VerifyFraction, "verify-fraction", 0, "compute this fraction (0..1) of committed tasks again on another worker; a worker caught lying is quarantined")
 	fs.Float64Var(&cfg.MessageRate, "max-message-rate", coordinator.DefaultMessageRate, "messages one worker may send per second beyond three per task; a worker that floods is cut off (ResourceExhausted) and its tasks go back")
+	fs.IntVar(&cfg.MaxWorkers, "max-workers", 0, "workers joined at once at most (0: 16384); a Join beyond it is refused with ResourceExhausted, which workers retry")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object instead of the summary (on stdout; on stderr when the solutions go to stdout)")
 	fs.StringVar(&cfg.Solutions, "solutions", "", "write every solution to `PATH` (- = stdout), in the sequential backtracker's order")
 	ft.format = fs.String("format", "cols", "text format of --solutions: cols, coords, matrix or board")
@@ -251,7 +252,7 @@ func checkDurations(cfg options, given map[string]bool) error {
 // firstExcludes are the flags of a cluster run, meaningless with --first
 // (one solution, found on this machine without workers or a journal).
 var firstExcludes = []string{"workers", "listen", "depth", "lease", "heartbeat", "max-attempts", "drain-timeout",
-	"verify-fraction", "max-message-rate", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
+	"verify-fraction", "max-message-rate", "max-workers", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
 	"progress", "http", "pprof"}
 
 // checkCombinations refuses flags that mean nothing with the others given,

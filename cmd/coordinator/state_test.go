@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,7 @@ func TestStateRace(t *testing.T) {
 			stderr *lineWatcher
 			listen <-chan []string
 			exited chan error
+			pipe   io.Reader
 		}
 		var ps [2]proc
 		for i := range ps {
@@ -42,16 +44,20 @@ func TestStateRace(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.exited = make(chan error, 1)
-			go func() { // read all of stderr before Wait closes the pipe
-				p.stderr.run(pipe)
-				p.exited <- p.cmd.Wait()
-			}()
+			p.pipe = pipe
 		}
 		for i := range ps { // as close together as two starts go
 			if err := ps[i].cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			defer ps[i].cmd.Process.Kill()
+		}
+		for i := range ps {
+			p := &ps[i]
+			go func() { // read all of stderr before Wait closes the pipe
+				p.stderr.run(p.pipe)
+				p.exited <- p.cmd.Wait()
+			}()
 		}
 		winner, loser := -1, -1
 		deadline := time.After(e2eTimeout)
