@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -31,9 +30,9 @@ func TestStateRace(t *testing.T) {
 			stderr *lineWatcher
 			listen <-chan []string
 			exited chan error
-			pipe   io.Reader
 		}
 		var ps [2]proc
+		started := make(chan struct{}) // Wait must not run before Start returns
 		for i := range ps {
 			p := &ps[i]
 			p.cmd = exec.Command(coordBin, args...)
@@ -44,7 +43,11 @@ func TestStateRace(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.exited = make(chan error, 1)
-			p.pipe = pipe
+			go func() { // read all of stderr before Wait closes the pipe
+				p.stderr.run(pipe)
+				<-started
+				p.exited <- p.cmd.Wait()
+			}()
 		}
 		for i := range ps { // as close together as two starts go
 			if err := ps[i].cmd.Start(); err != nil {
@@ -52,13 +55,7 @@ func TestStateRace(t *testing.T) {
 			}
 			defer ps[i].cmd.Process.Kill()
 		}
-		for i := range ps {
-			p := &ps[i]
-			go func() { // read all of stderr before Wait closes the pipe
-				p.stderr.run(p.pipe)
-				p.exited <- p.cmd.Wait()
-			}()
-		}
+		close(started)
 		winner, loser := -1, -1
 		deadline := time.After(e2eTimeout)
 		for winner < 0 || loser < 0 {
