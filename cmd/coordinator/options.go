@@ -110,7 +110,7 @@ var flagNames = map[string]string{
 	"N": "--n", "Depth": "--depth", "Listen": "--listen", "Workers": "--workers",
 	"Lease": "--lease", "Heartbeat": "--heartbeat", "DrainTimeout": "--drain-timeout",
 	"SweepInterval": "--lease", "VerifyFraction": "--verify-fraction",
-	"MessageRate": "--max-message-rate", "MaxAttempts": "--max-attempts",
+	"MessageRate": "--max-message-rate", "MaxAttempts": "--max-attempts", "MaxWorkers": "--max-workers",
 }
 
 // usageLine is the one line of a usage error: a FieldError names its flag.

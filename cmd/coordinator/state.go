@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -44,6 +45,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 			if err != nil {
 				return nil, nil, fmt.Errorf("--state %s: %w", path, err)
 			}
+			log.Info("journal created", "state", path, "tasks", len(p.Tasks))
 			j.ObserveSync(onSync)
 			*opened = j
 			return journalCommits{j}, nil, nil
@@ -76,6 +78,28 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 // inUse is the usage error for a --state another coordinator holds.
 func inUse(path string) error {
 	return fmt.Errorf("%w: --state %s is in use by another coordinator", coordinator.ErrUsage, path)
+}
+
+// resolveResume sets lo.resume from --resume: on for --resume, and for
+// --resume=auto when --state names a file that holds anything. A missing
+// file, or an empty one (what a coordinator killed while creating the
+// journal leaves, and which journal.Create takes over), means a fresh start.
+// Anything else, even a corrupt or foreign journal, is resumed, so that
+// resumeFrom refuses it with one line rather than a new job replacing it.
+func resolveResume(lo *logOptions) error {
+	lo.resume = lo.resumeMode == resumeOn
+	if lo.resumeMode != resumeAuto || lo.state == "" {
+		return nil // --resume without --state is refused with the other combinations
+	}
+	fi, err := os.Stat(lo.state)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--resume=auto: %v", err)
+	}
+	lo.resume = !fi.Mode().IsRegular() || fi.Size() > 0
+	return nil
 }
 
 // resumeFrom fills in N, depth and kind for --resume from the journal's
