@@ -120,9 +120,9 @@ type Config struct {
 	OpenJournal func(plan solver.Plan) (Journal, map[int]solver.Counts, error)
 
 	// Test seams.
-	clock       Clock       // lease clock (real time)
-	maxConns    int         // lowers maxConnections
-	testConns   *connLimits // the connection limits instead of the defaults (listener.go)
+	clock     Clock       // lease clock (real time)
+	maxConns  int         // lowers maxConnections
+	testConns *connLimits // the connection limits instead of the defaults (listener.go)
 	// testRecords makes the listing sort n-byte records, the path of n
 	// above 16, on a board small enough to test.
 	testRecords bool
