@@ -367,6 +367,9 @@ func TestHostileCrashLoop(t *testing.T) {
 	crashes := 3 * DefaultMaxAttempts
 	first := -1
 	for i := range crashes {
+		if st := r.job.Status(); st.Done {
+			t.Fatalf("the job ended after %d crashes: %s", i, st.Summary.Error)
+		}
 		c := dialRawNamed(t, r.addr, "crasher-"+strconv.Itoa(i))
 		c.ready(1)
 		a := c.next("assign").GetAssign()
