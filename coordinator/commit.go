@@ -202,20 +202,26 @@ type JournalResult struct {
 func Restorable(n int, results []JournalResult) (map[int]solver.Counts, []uint64, error) {
 	var bad []uint64
 	isBad := func(w uint64) bool { return slices.Contains(bad, w) }
-	var sum solver.Counts
-	for _, r := range results {
-		if isBad(r.Worker) {
-			continue
+	// Until no worker is found out: a bad worker's earlier records must
+	// not count toward the bound the later ones are checked against.
+	for found := true; found; {
+		found = false
+		var sum solver.Counts
+		for _, r := range results {
+			if isBad(r.Worker) {
+				continue
+			}
+			reason := implausible(n, r.Counts, sum)
+			if reason == "" {
+				sum, _ = sum.Add(r.Counts) // cannot overflow: implausible bounds it
+				continue
+			}
+			if r.Worker == 0 {
+				return nil, nil, fmt.Errorf("journal record of task %d: %s; it was written by the coordinator itself and cannot be taken back", r.Index, reason)
+			}
+			bad, found = append(bad, r.Worker), true
+			break
 		}
-		reason := implausible(n, r.Counts, sum)
-		if reason == "" {
-			sum, _ = sum.Add(r.Counts) // cannot overflow: implausible bounds it
-			continue
-		}
-		if r.Worker == 0 {
-			return nil, nil, fmt.Errorf("journal record of task %d: %s; it was written by the coordinator itself and cannot be taken back", r.Index, reason)
-		}
-		bad = append(bad, r.Worker)
 	}
 	restored := make(map[int]solver.Counts, len(results))
 	for _, r := range results {

@@ -263,6 +263,29 @@ func TestHostileSilentReader(t *testing.T) {
 	during := liveHeap()
 	close(stop)
 	queued := <-peak
+	// Now the client reads: the replies queued before the end, then the
+	// status its session ended with.
+	type end struct {
+		err    error
+		unread int
+	}
+	ended := make(chan end, 1)
+	go func() {
+		for k := 0; ; k++ {
+			if _, err := c.stream.Recv(); err != nil {
+				ended <- end{err, k}
+				return
+			}
+		}
+	}()
+	var got error
+	var unread int
+	select {
+	case e := <-ended:
+		got, unread = e.err, e.unread
+	case <-time.After(eventTimeout):
+		t.Error("the silent reader's stream did not end once it read")
+	}
 	c.cancel()
 	<-flooded
 	if sent.Load() == int64(limit) {
@@ -270,10 +293,13 @@ func TestHostileSilentReader(t *testing.T) {
 	}
 	why, _ := leftWith(r.job, "silent")
 	growth := int64(during) - int64(before)
-	t.Logf("session ended after %d unread replies in %v (%q); outbox at most %d (bound %d); heap %+.2f MB",
-		sent.Load(), time.Since(start).Round(time.Millisecond), why, queued, maxOutbox, float64(growth)/(1<<20))
-	if want := status.Convert(errOutboxFull).Message(); why != want || status.Code(errOutboxFull) != codes.ResourceExhausted {
-		t.Errorf("silent reader's session ended with %q, want %q (ResourceExhausted)", why, want)
+	t.Logf("session ended after %d results sent, none read, in %v (%q); outbox at most %d (bound %d); heap %+.2f MB; then %d replies read and %v",
+		sent.Load(), time.Since(start).Round(time.Millisecond), why, queued, maxOutbox, float64(growth)/(1<<20), unread, got)
+	if want := status.Convert(errOutboxFull).Message(); why != want {
+		t.Errorf("silent reader's session ended with %q, want %q", why, want)
+	}
+	if status.Code(got) != codes.ResourceExhausted || !strings.Contains(got.Error(), "does not read") {
+		t.Errorf("silent reader's stream ended with %v after %d replies, want ResourceExhausted saying it does not read", got, unread)
 	}
 	if queued > maxOutbox || sent.Load() > maxOutbox+outboxSlack {
 		t.Errorf("%d replies queued and %d sent unread, want at most %d and %d", queued, sent.Load(), maxOutbox, maxOutbox+outboxSlack)
@@ -478,8 +504,9 @@ func TestHostileImpossibleCounts(t *testing.T) {
 
 // TestHostileJournalImpossibleRecord is issue 12, D8, second half: a
 // journal that holds an impossible record (written before the check
-// existed) is resumed by dropping that record and computing its task
-// again: the total is exact and the job is not stuck.
+// existed) is resumed by distrusting the worker that wrote it, dropping
+// its records and computing their tasks again: the total is exact, the
+// journal ends whole, and the job is not stuck.
 func TestHostileJournalImpossibleRecord(t *testing.T) {
 	checkLeaks(t)
 	const n = 10
@@ -501,7 +528,12 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Task 0 is right but its worker wrote the impossible record
+			// too: none of its records may stay.
 			rec = journal.Record{Index: i, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: 0x600d}
+			if i == 0 {
+				rec.Worker = 0xbad
+			}
 		}
 		if err := j.Append(rec); err != nil {
 			t.Fatal(err)
@@ -532,8 +564,8 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 		return recordJournal{j}, restored, err
 	}
 	r := startJobLog(t, context.Background(), cfg, log)
-	if st := r.job.Status(); st.Restored != 2 {
-		t.Errorf("%d tasks restored, want 2 (the impossible record dropped)", st.Restored)
+	if st := r.job.Status(); st.Restored != 1 {
+		t.Errorf("%d tasks restored, want 1 (the impossible record and its worker's other one dropped)", st.Restored)
 	}
 	s, err := r.wait(t)
 	jr.Close()

@@ -65,9 +65,9 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 			log.Warn("journal torn tail truncated", "offset", rp.Repaired.Offset, "dropped_bytes", rp.Repaired.Dropped, "reason", rp.Repaired.Reason)
 		}
 		restored, err := restorable(j, p.N, rp.Records, log)
-		if err != nil {
+		if err != nil { // like a corrupt journal: the state file cannot be resumed
 			j.Close()
-			return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
+			return nil, nil, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
 		}
 		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", len(p.Tasks))
 		j.ObserveSync(onSync)
