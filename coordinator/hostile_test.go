@@ -383,8 +383,9 @@ func TestHostileWarnFlood(t *testing.T) {
 }
 
 // TestHostileCrashLoop is issue 12, D7, first half: workers that take a
-// lease and break their stream abruptly, three times MaxAttempts over,
-// cost the task nothing: the job ends exact, each crash requeued.
+// lease and break their stream abruptly (cancelled, or the connection
+// reset), three times MaxAttempts over, cost the task nothing: the job
+// ends exact, each crash requeued.
 func TestHostileCrashLoop(t *testing.T) {
 	checkLeaks(t)
 	const n = 10
@@ -396,7 +397,13 @@ func TestHostileCrashLoop(t *testing.T) {
 		if st := r.job.Status(); st.Done {
 			t.Fatalf("the job ended after %d crashes: %s", i, st.Summary.Error)
 		}
-		c := dialRawNamed(t, r.addr, "crasher-"+strconv.Itoa(i))
+		addr := r.addr
+		var b *bridge
+		if i%2 == 1 {
+			b = newBridge(t, r.addr)
+			addr = b.addr()
+		}
+		c := dialRawNamed(t, addr, "crasher-"+strconv.Itoa(i))
 		c.ready(1)
 		a := c.next("assign").GetAssign()
 		if first < 0 {
@@ -404,7 +411,11 @@ func TestHostileCrashLoop(t *testing.T) {
 		} else if got := int(a.GetTaskId().GetIndex()); got != first {
 			t.Fatalf("crash %d got task %d, want the requeued task %d", i, got, first)
 		}
-		c.close() // cancels the stream: RST_STREAM, no goodbye
+		if b != nil {
+			b.cut() // the network fails: TCP reset, no goodbye
+		} else {
+			c.close() // the process dies: its stream is cancelled (RST_STREAM)
+		}
 		waitFor(t, "the crashed lease to go back", func() bool { _, live := leaseRecords(r.job.sched); return live == 0 })
 	}
 	if st := r.job.Status(); st.Done || st.Summary.Error != "" {
