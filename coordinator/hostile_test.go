@@ -62,7 +62,7 @@ func TestHostileLeaseChurn(t *testing.T) {
 	checkLeaks(t)
 	warm, cycles := maxEndedLeases+4096, 60_000
 	if *longTests {
-		cycles = 600_000
+		cycles = 1_500_000 // the 1.4 M leases, 263 MB before the fix
 	}
 	const n, per = 10, 64 // leases per round trip
 	cfg := testConfig(n, 0)
