@@ -327,6 +327,7 @@ func TestHostileWarnFlood(t *testing.T) {
 	const n, results = 9, 3 * floodRate / 2 // 1.5 s of flood
 	log, logs := bufLogger()
 	r := startJobLog(t, context.Background(), testConfig(n, 0), log)
+	start := time.Now() // the session's warnings are counted from its Join
 	c := dialRawNamed(t, r.addr, "flooder")
 	rejected := make(chan int, 1)
 	go func() { // a reader that keeps up: the outbox never fills
@@ -340,7 +341,6 @@ func TestHostileWarnFlood(t *testing.T) {
 		}
 		rejected <- k
 	}()
-	start := time.Now()
 	if sent := floodRejected(c.stream.Send, results); sent != results {
 		t.Fatalf("the stream ended after %d of %d results", sent, results)
 	}
