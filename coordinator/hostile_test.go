@@ -219,12 +219,56 @@ func TestHostileSilentReader(t *testing.T) {
 	r := startJob(t, context.Background(), testConfig(n, 0))
 	before := liveHeap()
 	c := dialSilent(t, r.addr, "silent")
+	queued := watchOutboxes(r.job.sched)
+	limit := maxOutbox + outboxSlack + 50_000 // well past the bound: before the fix, never cut off
+	start := time.Now()
+	sent, flooded := c.flood(limit)
+	waitFor(t, "the silent reader's session to end", func() bool {
+		_, ok := leftWith(r.job, "silent")
+		return ok || sent.Load() == int64(limit)
+	})
+	during := liveHeap()
+	peak := queued()
+	unread, got := c.readToEnd(t) // the replies queued before the end, then the status
+	c.cancel()
+	<-flooded
+	if sent.Load() == int64(limit) {
+		t.Fatalf("%d rejected results sent without reading a reply, and the session still stands (maxOutbox %d)", limit, maxOutbox)
+	}
+	why, _ := leftWith(r.job, "silent")
+	growth := int64(during) - int64(before)
+	t.Logf("session ended after %d results sent, none read, in %v (%q); outbox at most %d (bound %d); heap %+.2f MB; then %d replies read and %v",
+		sent.Load(), time.Since(start).Round(time.Millisecond), why, peak, maxOutbox, float64(growth)/(1<<20), unread, got)
+	if want := status.Convert(errOutboxFull).Message(); why != want {
+		t.Errorf("silent reader's session ended with %q, want %q", why, want)
+	}
+	if status.Code(got) != codes.ResourceExhausted || !strings.Contains(got.Error(), "does not read") {
+		t.Errorf("silent reader's stream ended with %v after %d replies, want ResourceExhausted saying it does not read", got, unread)
+	}
+	if peak > maxOutbox || sent.Load() > maxOutbox+outboxSlack {
+		t.Errorf("%d replies queued and %d sent unread, want at most %d and %d", peak, sent.Load(), maxOutbox, maxOutbox+outboxSlack)
+	}
+	if growth > 8*heapSlack {
+		t.Errorf("heap grew by %d bytes for one silent reader, want at most %d", growth, 8*heapSlack)
+	}
+	wait := startWorkers(context.Background(), r.addr)
+	s, err := r.wait(t)
+	checkTotal(t, s, err, n)
+	wait()
+	if s.Rejected < uint64(maxOutbox) {
+		t.Errorf("Rejected = %d, want at least the %d queued replies", s.Rejected, maxOutbox)
+	}
+}
+
+// watchOutboxes samples the job's longest outbox every millisecond until
+// the returned function is called; it returns the longest seen.
+func watchOutboxes(s *scheduler) func() int {
 	stop := make(chan struct{})
 	peak := make(chan int, 1)
 	go func() {
 		p := 0
 		for {
-			p = max(p, outboxPeak(r.job.sched))
+			p = max(p, outboxPeak(s))
 			select {
 			case <-stop:
 				peak <- p
@@ -233,38 +277,33 @@ func TestHostileSilentReader(t *testing.T) {
 			}
 		}
 	}()
-	limit := maxOutbox + outboxSlack + 50_000 // well past the bound: before the fix, never cut off
-	start := time.Now()
-	// Once the session ends the coordinator stops reading: Send blocks on
-	// flow control until the client gives up (cancel).
-	var sent atomic.Int64
-	flooded := make(chan struct{})
+	return func() int { close(stop); return <-peak }
+}
+
+// flood sends up to max rejected results in the background, counting
+// those sent; flooded closes when it stops. Once the coordinator ends the
+// session it stops reading, and Send blocks on flow control until the
+// client gives up (cancel).
+func (c *silentClient) flood(max int) (sent *atomic.Int64, flooded <-chan struct{}) {
+	sent = new(atomic.Int64)
+	done := make(chan struct{})
 	go func() {
-		defer close(flooded)
+		defer close(done)
 		floodRejected(func(m *nqueenspb.WorkRequest) error {
 			err := c.stream.Send(m)
 			if err == nil {
 				sent.Add(1)
 			}
 			return err
-		}, limit)
+		}, max)
 	}()
-	deadline := time.After(runTimeout)
-	for ended := false; !ended; {
-		select {
-		case <-flooded:
-			ended = true
-		case <-deadline:
-			t.Fatal("the flood neither ended nor was cut off")
-		case <-time.After(5 * time.Millisecond):
-			_, ended = leftWith(r.job, "silent")
-		}
-	}
-	during := liveHeap()
-	close(stop)
-	queued := <-peak
-	// Now the client reads: the replies queued before the end, then the
-	// status its session ended with.
+	return sent, done
+}
+
+// readToEnd reads the stream until it ends and returns how many messages
+// came before the end, and why it ended.
+func (c *silentClient) readToEnd(t *testing.T) (int, error) {
+	t.Helper()
 	type end struct {
 		err    error
 		unread int
@@ -278,41 +317,12 @@ func TestHostileSilentReader(t *testing.T) {
 			}
 		}
 	}()
-	var got error
-	var unread int
 	select {
 	case e := <-ended:
-		got, unread = e.err, e.unread
+		return e.unread, e.err
 	case <-time.After(eventTimeout):
 		t.Error("the silent reader's stream did not end once it read")
-	}
-	c.cancel()
-	<-flooded
-	if sent.Load() == int64(limit) {
-		t.Fatalf("%d rejected results sent without reading a reply, and the session still stands (maxOutbox %d)", limit, maxOutbox)
-	}
-	why, _ := leftWith(r.job, "silent")
-	growth := int64(during) - int64(before)
-	t.Logf("session ended after %d results sent, none read, in %v (%q); outbox at most %d (bound %d); heap %+.2f MB; then %d replies read and %v",
-		sent.Load(), time.Since(start).Round(time.Millisecond), why, queued, maxOutbox, float64(growth)/(1<<20), unread, got)
-	if want := status.Convert(errOutboxFull).Message(); why != want {
-		t.Errorf("silent reader's session ended with %q, want %q", why, want)
-	}
-	if status.Code(got) != codes.ResourceExhausted || !strings.Contains(got.Error(), "does not read") {
-		t.Errorf("silent reader's stream ended with %v after %d replies, want ResourceExhausted saying it does not read", got, unread)
-	}
-	if queued > maxOutbox || sent.Load() > maxOutbox+outboxSlack {
-		t.Errorf("%d replies queued and %d sent unread, want at most %d and %d", queued, sent.Load(), maxOutbox, maxOutbox+outboxSlack)
-	}
-	if growth > 8*heapSlack {
-		t.Errorf("heap grew by %d bytes for one silent reader, want at most %d", growth, 8*heapSlack)
-	}
-	wait := startWorkers(context.Background(), r.addr)
-	s, err := r.wait(t)
-	checkTotal(t, s, err, n)
-	wait()
-	if s.Rejected < uint64(maxOutbox) {
-		t.Errorf("Rejected = %d, want at least the %d queued replies", s.Rejected, maxOutbox)
+		return 0, nil
 	}
 }
 
@@ -513,6 +523,52 @@ func TestHostileImpossibleCounts(t *testing.T) {
 	}
 }
 
+// writeImpossibleJournal writes a journal of plan whose tasks 0 to 2 are
+// committed: task bad with total 2^64-1 by worker 0xbad, task 0 right by
+// the same worker (none of its records may stay), task 2 right by
+// another.
+func writeImpossibleJournal(t *testing.T, path string, settings journal.Settings, plan solver.Plan, bad int) {
+	t.Helper()
+	j, err := journal.Create(path, settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for i := range 3 {
+		rec := journal.Record{Index: i, Total: math.MaxUint64, Worker: 0xbad}
+		if i != bad {
+			c, err := solver.CountTask(plan.N, plan.Tasks[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec = journal.Record{Index: i, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: 0x600d}
+			if i == 0 {
+				rec.Worker = 0xbad
+			}
+		}
+		if err := j.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// restoreDistrusting is what the command does with a journal's records on
+// --resume: Restorable picks what to restore, and the workers it names
+// are distrusted in the journal.
+func restoreDistrusting(j *journal.Journal, n int, records []journal.Record) (map[int]solver.Counts, error) {
+	results := make([]JournalResult, len(records))
+	for i, rec := range records {
+		results[i] = JournalResult{Index: rec.Index, Counts: solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}, Worker: rec.Worker}
+	}
+	restored, bad, err := Restorable(n, results)
+	for _, w := range bad {
+		if err == nil {
+			err = j.Distrust(w)
+		}
+	}
+	return restored, err
+}
+
 // TestHostileJournalImpossibleRecord is issue 12, D8, second half: a
 // journal that holds an impossible record (written before the check
 // existed) is resumed by distrusting the worker that wrote it, dropping
@@ -527,30 +583,8 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := journal.Settings{N: n, Depth: plan.Depth, Kind: uint8(plan.Kind), Fingerprint: plan.Fingerprint(), SolverVersion: solver.Version, Tasks: len(plan.Tasks)}
-	j, err := journal.Create(path, settings)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const bad = 1
-	for i := range 3 {
-		rec := journal.Record{Index: i, Total: math.MaxUint64, Worker: 0xbad}
-		if i != bad {
-			c, err := solver.CountTask(n, plan.Tasks[i])
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Task 0 is right but its worker wrote the impossible record
-			// too: none of its records may stay.
-			rec = journal.Record{Index: i, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: 0x600d}
-			if i == 0 {
-				rec.Worker = 0xbad
-			}
-		}
-		if err := j.Append(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j.Close()
+	writeImpossibleJournal(t, path, settings, plan, bad)
 
 	log, logs := bufLogger()
 	cfg := testConfig(n, 2)
@@ -562,16 +596,7 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 			return nil, nil, err
 		}
 		jr = j
-		results := make([]JournalResult, len(rp.Records))
-		for i, rec := range rp.Records {
-			results[i] = JournalResult{Index: rec.Index, Counts: solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}, Worker: rec.Worker}
-		}
-		restored, bad, err := Restorable(p.N, results)
-		for _, w := range bad {
-			if err == nil {
-				err = j.Distrust(w)
-			}
-		}
+		restored, err := restoreDistrusting(j, p.N, rp.Records)
 		return recordJournal{j}, restored, err
 	}
 	r := startJobLog(t, context.Background(), cfg, log)
