@@ -229,12 +229,12 @@ func TestHostileSilentReader(t *testing.T) {
 	})
 	during := liveHeap()
 	peak := queued()
-	unread, got := c.readToEnd(t) // the replies queued before the end, then the status
-	c.cancel()
-	<-flooded
 	if sent.Load() == int64(limit) {
 		t.Fatalf("%d rejected results sent without reading a reply, and the session still stands (maxOutbox %d)", limit, maxOutbox)
 	}
+	unread, got := c.readToEnd(t) // the replies queued before the end, then the status
+	c.cancel()
+	<-flooded
 	why, _ := leftWith(r.job, "silent")
 	growth := int64(during) - int64(before)
 	t.Logf("session ended after %d results sent, none read, in %v (%q); outbox at most %d (bound %d); heap %+.2f MB; then %d replies read and %v",
