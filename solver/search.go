@@ -4,19 +4,23 @@ package solver
 // start..k-1 given the search queens' columns cm and diagonals l, r (as
 // seen from free row start). It is a bitmask backtracker with the current
 // row's masks in registers and an explicit stack of fixed-size arrays for
-// the rows above (no allocation, no store-to-load round trip per node).
+// the rows above (no allocation).
 //
 // The frame's diagonals travel in l and r with the search queens' (fl, fr
-// from the start row on), so a row's free squares need nothing from the
-// board. Most steps go to the next board row and only shift by one; the
-// few others (over a frame row, or where a frame diagonal enters the
-// board: bit i of plain is clear) shift by sh[i] and add il[i], ir[i].
-// The last three free rows are not searched level by level: only three
-// columns are left for them, so the ending of lastThree, written out here
-// to keep the loop free of calls (a call makes the compiler spill the
-// loop's registers at every node), counts the at most six ways to finish
-// directly. This is one of the solver's specialised loops, longer than 80
-// lines on purpose.
+// from the start row on) and the columns off the board are set in cm, so
+// a row's free squares are ^(cm | l | r), with nothing loaded per node.
+// Most steps go to the next board row and shift by one; the few odd ones
+// (over a frame row, or where a frame diagonal enters the board) shift by
+// sh and add il, ir, from arrays beside the stack.
+//
+// The last four free rows are finished in the loop itself (the tail): the
+// queen of the first of them is placed, and the last three rows, with
+// three columns left, are finished as lastThree does. Writing it out keeps
+// the loop free of calls, and storing a level's masks before its child is
+// worked out leaves them dead in registers: the compiler then spills
+// nothing at a node (a call, or values live across the tail, made it
+// spill two or three registers at every node). This is one of the
+// solver's specialised loops, longer than 80 lines on purpose.
 func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 	k, all := bd.k, bd.all
 	cm |= bd.fcols
@@ -36,9 +40,8 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 		s, nd := lastThree(all&^cm, l, r, &fin)
 		return uint64(s), uint64(nd)
 	}
-	// Levels are counted from start (j = i - start), so that the loop
-	// keeps few values live: the compiler spills to memory past about a
-	// dozen, at every node.
+	// Levels are counted from start (j = i - start): the loop keeps
+	// fewer values live.
 	var sa, sc, sl, sr [MaxN + 1]uint32
 	var sh, il, ir [MaxN + 1]uint32 // the odd steps, copied next to the stack
 	end := k - 5 - start            // the level from which the tail finishes the last four rows
@@ -58,10 +61,8 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 	if end < 0 {
 		return tail(^(cm | l | r), cm, l, r, sLast, &fin)
 	}
-	if end < 32 {
-		odd |= 1 << end
-		sh[end], il[end], ir[end] = bd.sh[k-5]&31, bd.il[k-5], bd.ir[k-5]
-	}
+	odd |= 1 << end // the step into the tail takes the odd path too
+	sh[end], il[end], ir[end] = bd.sh[k-5]&31, bd.il[k-5], bd.ir[k-5]
 	j := 0
 	a := ^(cm | l | r)
 	for {
@@ -76,12 +77,15 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 		bit := a & -a
 		a ^= bit
 		nodes++
+		// The level's masks go to the stack first: from here on they are
+		// dead in registers, and the compiler need not spill them.
+		sa[j&31], sc[j&31], sl[j&31], sr[j&31] = a, cm, l, r
 		ncm := cm | bit
 		var nl, nr uint32
 		if odd>>(j&31)&1 == 0 {
 			nl, nr = (l|bit)<<1, (r|bit)>>1
 		} else {
-			s := sh[j&31]
+			s := sh[j&31] & 31
 			nl = (l|bit)<<s | il[j&31]
 			nr = (r|bit)>>s | ir[j&31]
 			if j == end {
@@ -115,15 +119,14 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 						sols += uint64(-nz((lo<<s2)^hi) & (fitLo&nz(downX&hi) + fitHi&nz(downX&lo)))
 					}
 				}
+				a, cm, l, r = sa[j&31], sc[j&31], sl[j&31], sr[j&31]
 				continue
 			}
 		}
-		na := ^(ncm | nl | nr)
-		if na != 0 {
-			sa[j&31], sc[j&31], sl[j&31], sr[j&31] = a, cm, l, r
-			j++
-			a, cm, l, r = na, ncm, nl, nr
-		}
+		// Go down whether or not the next row has a free square (an
+		// empty one comes straight back up).
+		j++
+		a, cm, l, r = ^(ncm | nl | nr), ncm, nl, nr
 	}
 	return sols, nodes
 }
