@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/nqueens/nqueens/solver"
 )
@@ -182,6 +183,55 @@ func implausible(p solver.Plan, c, committed solver.Counts) string {
 		return fmt.Sprintf("total %d unique %d would bring the job past the whole board's %d and %d", c.Total, c.Unique, k.Total, k.Unique)
 	}
 	return ""
+}
+
+// JournalResult is a committed result read back from a journal, for
+// Restorable.
+type JournalResult struct {
+	Index  int
+	Counts solver.Counts
+	Worker uint64 // the committer's session key; 0: the coordinator's own
+}
+
+// Restorable picks, from a journal's results in commit order, what a
+// resumed n-board job may restore (Config.Restored), and returns the
+// workers that committed an impossible count (issue 12, D8): the caller
+// must distrust them in the journal (journal.Journal.Distrust) before the
+// run, so that the tasks they committed, left out of restored, may be
+// committed again. A worker that wrote one impossible count is trusted
+// for none. An impossible record of the coordinator's own (worker 0)
+// cannot be taken back: Restorable fails, naming the task.
+func Restorable(n int, results []JournalResult) (map[int]solver.Counts, []uint64, error) {
+	var bad []uint64
+	isBad := func(w uint64) bool { return slices.Contains(bad, w) }
+	// Until no worker is found out: a bad worker's earlier records must
+	// not count toward the bound the later ones are checked against.
+	for found := true; found; {
+		found = false
+		var sum solver.Counts
+		for _, r := range results {
+			if isBad(r.Worker) {
+				continue
+			}
+			reason := implausible(solver.Plan{N: n}, r.Counts, sum) // resumed jobs are never pinned
+			if reason == "" {
+				sum, _ = sum.Add(r.Counts) // cannot overflow: implausible bounds it
+				continue
+			}
+			if r.Worker == 0 {
+				return nil, nil, fmt.Errorf("journal record of task %d: %s; it was written by the coordinator itself and cannot be taken back", r.Index, reason)
+			}
+			bad, found = append(bad, r.Worker), true
+			break
+		}
+	}
+	restored := make(map[int]solver.Counts, len(results))
+	for _, r := range results {
+		if !isBad(r.Worker) {
+			restored[r.Index] = r.Counts
+		}
+	}
+	return restored, bad, nil
 }
 
 // restore marks a task committed before any worker joins (a resumed job).

@@ -106,6 +106,11 @@ type Config struct {
 	// leases go back to the queue.
 	MessageRate float64
 
+	// MaxWorkers bounds the workers joined at once (0: 16384, maxSessions);
+	// a Join beyond it is refused with ResourceExhausted, which workers
+	// retry. Lower it to keep a small coordinator small.
+	MaxWorkers int
+
 	// Trust and durability (package auth, package journal).
 	ServerOptions     []grpc.ServerOption   // interceptors, TLS credentials for the server
 	WorkerDialOptions []grpc.DialOption     // credentials for the embedded workers' connections
@@ -119,10 +124,9 @@ type Config struct {
 	OpenJournal func(plan solver.Plan) (Journal, map[int]solver.Counts, error)
 
 	// Test seams.
-	clock       Clock       // lease clock (real time)
-	maxConns    int         // lowers maxConnections
-	maxSessions int         // lowers maxSessions
-	testConns   *connLimits // the connection limits instead of the defaults (listener.go)
+	clock     Clock       // lease clock (real time)
+	maxConns  int         // lowers maxConnections
+	testConns *connLimits // the connection limits instead of the defaults (listener.go)
 	// testRecords makes the listing sort n-byte records, the path of n
 	// above 16, on a board small enough to test.
 	testRecords bool
@@ -188,6 +192,9 @@ func (c Config) Validate() error {
 	}
 	if c.MessageRate < 0 || c.MessageRate != c.MessageRate {
 		return fieldErr("MessageRate", "%v must be positive", c.MessageRate)
+	}
+	if c.MaxWorkers < 0 || c.MaxWorkers > maxSessions {
+		return fieldErr("MaxWorkers", "%d out of range 0..%d", c.MaxWorkers, maxSessions)
 	}
 	if c.MaxAttempts < 0 {
 		return fieldErr("MaxAttempts", "%d must be at least 1", c.MaxAttempts)

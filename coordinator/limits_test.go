@@ -188,7 +188,7 @@ func TestJoinLimits(t *testing.T) {
 	checkLeaks(t)
 	cfg := testConfig(8, 0)
 	listTo(t, &cfg, filepath.Join(t.TempDir(), "out.txt"), render.Cols)
-	cfg.maxSessions = 2
+	cfg.MaxWorkers = 2
 	log, logs := bufLogger()
 	r := startJobLog(t, context.Background(), cfg, log)
 	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))

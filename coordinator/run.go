@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -61,6 +63,10 @@ type Job struct {
 	pub      *listing.Publisher // listing runs only
 	spillDir string
 	start    time.Time
+	// elapsed holds the final summary's ElapsedSeconds (math.Float64bits)
+	// once Run has made it, 0 before: Status then reports the run's
+	// length, not the time since it started.
+	elapsed atomic.Uint64
 	// quietListen logs the address at debug level: Listen was left empty
 	// and every worker is embedded, so nobody needs to know it.
 	quietListen bool
@@ -134,7 +140,7 @@ func (j *Job) prepare() error {
 	opt := schedOptions{
 		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
-		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.maxSessions,
+		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.MaxWorkers,
 		Done: make(chan struct{}),
 	}
 	if cfg.Sink != nil {
@@ -216,6 +222,9 @@ func (j *Job) Status() Status {
 	s.N, s.Kind, s.Depth = j.plan.N, kindName(j.plan.Kind), j.plan.Depth
 	s.Workers = max(s.Workers, j.cfg.Workers)
 	s.ElapsedSeconds = time.Since(j.start).Seconds()
+	if b := j.elapsed.Load(); b != 0 {
+		s.ElapsedSeconds = math.Float64frombits(b)
+	}
 	s.Complete = st.Done && s.Error == "" && s.Committed == s.Tasks
 	slices.SortFunc(st.Workers, func(a, b WorkerStatus) int { return a.Joined.Compare(b.Joined) })
 	if j.pub != nil {
@@ -357,6 +366,7 @@ func (j *Job) shutdown(srv *grpc.Server, hs *health.Server, workers *sync.WaitGr
 // finish makes the summary and closes the sink.
 func (j *Job) finish(runErr error) (Summary, error) {
 	sum, err := j.summary()
+	j.elapsed.Store(math.Float64bits(sum.ElapsedSeconds))
 	if err == nil {
 		err = runErr
 	}

@@ -378,7 +378,11 @@ func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
 	live := s.liveLocked()
 	s.peak = max(s.peak, live)
 	s.busy.set(s.opt.Clock.Now(), live)
-	s.events.add(EventJoin, sess.name, fmt.Sprintf("%s, %d slots", addr, sess.slots))
+	unit := "slots"
+	if sess.slots == 1 {
+		unit = "slot"
+	}
+	s.events.add(EventJoin, sess.name, fmt.Sprintf("%s, %d %s", addr, sess.slots, unit))
 	// While a verification is pending the job is not over: it may send
 	// tasks back to the queue (a quarantine), and this worker may verify.
 	if s.draining || s.err != nil || s.committed == len(s.tasks) && s.pendingVerify == 0 {

@@ -189,7 +189,7 @@ func (ws *workSession) end(err, refusal error, sent bool, sendDone <-chan error)
 	switch {
 	case refusal != nil:
 		ws.sched().detach(ws.sess, status.Convert(refusal).Message())
-	case broken && !sent:
+	case broken && !errors.Is(err, context.Canceled):
 		ws.log.Info("work stream broken; its tasks go back to the queue", "error", err)
 		ws.sched().detach(ws.sess, "worker stream ended")
 	default:

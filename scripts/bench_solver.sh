@@ -1,34 +1,63 @@
 #!/usr/bin/env bash
-# bench_solver.sh: time the solver alone (cmd/nqbench) against the C
-# reference counter somers.c at N=16 and N=17 on 1 and 2 threads, and print
-# the ratios (below 1 = faster than the reference).
+# bench_solver.sh: time the solver alone (cmd/nqbench) against the two C
+# reference counters, faf.c (a C port of NQueensFAF's CPU solver, the
+# fastest public CPU counter we know of) and somers.c (the plain bitmask
+# search), at N=16 and N=17 on 1 and 2 threads, and print the ratios
+# (below 1 = faster than the reference).
 #
-#   scripts/bench_solver.sh [-r RUNS] [N...]
+#   scripts/bench_solver.sh [-q] [-r RUNS] [N...]
 #
-# ANCHORS names the folder holding ratio.sh and somers.c (default: the
-# shared anchors beside the repository, ../shared/anchors). The box may be
-# shared: repeat, and compare ratios from one run rather than seconds.
+# Each ratio is the ratio of medians of RUNS (default 3) interleaved runs,
+# from ../shared/anchors/ratio.sh. A full run takes about 6 minutes on 2
+# cores; -q (or BENCH_QUICK=1) is a quick look: N=16 only, one run each.
+# ANCHORS names the folder holding ratio.sh, faf.c and somers.c (default:
+# the shared anchors beside the repository, ../shared/anchors, or beside
+# the main checkout when run from a git worktree). The box may
+# be shared: repeat, and compare ratios from one run rather than seconds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 anchors=${ANCHORS:-$root/../shared/anchors}
-runs=3
-if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
+if [ -z "${ANCHORS:-}" ] && [ ! -d "$anchors" ]; then
+	# In a git worktree, the shared folder sits beside the main checkout.
+	common=$(cd "$root" && git rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+	[ -z "$common" ] || anchors=$(dirname "$common")/../shared/anchors
+fi
+runs=3 quick=${BENCH_QUICK:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-q) quick=1; shift ;;
+	-r) [ $# -ge 2 ] || { echo "bench_solver: -r needs a number" >&2; exit 2; }; runs=$2; shift 2 ;;
+	-*) echo "usage: $0 [-q] [-r RUNS] [N...]" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
 sizes=("$@")
+if [ -n "$quick" ]; then
+	runs=1
+	[ ${#sizes[@]} -gt 0 ] || sizes=(16)
+fi
 [ ${#sizes[@]} -gt 0 ] || sizes=(16 17)
 [ -x "$anchors/ratio.sh" ] || { echo "bench_solver: $anchors/ratio.sh not found (set ANCHORS)" >&2; exit 2; }
 # nqbench is built for the newest GOAMD64 level this CPU runs (override with
 # GOAMD64=v1 to measure Go's default).
 export GOAMD64=${GOAMD64:-$("$root/scripts/goamd64.sh")}
-echo "building nqbench with GOAMD64=${GOAMD64:-(not amd64)}" >&2
+echo "building nqbench with GOAMD64=${GOAMD64:-(not amd64)}; $runs run(s) per ratio" >&2
 bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
 (cd "$root" && go build -o "$bin/nqbench" ./cmd/nqbench)
-printf '%-4s %-8s %s\n' N threads ratio
+ratio() { # anchor n threads: one ratio.sh set, its output to stderr, the ratio to stdout
+	local out
+	out=$("$anchors/ratio.sh" -r "$runs" -a "$1" "$2" "$3" -- "$bin/nqbench" --n "$2" --threads "$3")
+	echo "$out" >&2
+	awk '/^ratio/ {print $NF}' <<<"$out"
+}
+rows=()
 for n in "${sizes[@]}"; do
 	for t in 1 2; do
 		"$bin/nqbench" --n "$n" --threads "$t" >&2 # shows the counts; a wrong one is plain to see
-		out=$("$anchors/ratio.sh" -r "$runs" "$n" "$t" -- "$bin/nqbench" --n "$n" --threads "$t")
-		echo "$out" >&2
-		r=$(awk '/^ratio/ {print $NF}' <<<"$out")
-		printf '%-4s %-8s %s\n' "$n" "$t" "$r"
+		f=$(ratio faf "$n" "$t")
+		s=$(ratio somers "$n" "$t")
+		rows+=("$(printf '%-4s %-8s %-10s %s' "$n" "$t" "$f" "$s")")
 	done
 done
+printf '%-4s %-8s %-10s %s\n' N threads "vs faf.c" "vs somers.c"
+printf '%s\n' "${rows[@]}"

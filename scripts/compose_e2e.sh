@@ -8,8 +8,19 @@
 # slot each, N=17 at depth 5 (some 50000 small tasks, about 27 s of counting on
 # this 2-core machine: long enough to hurt it mid-run; N=14 is over in about
 # 2 s, before docker-compose has even started the fourth worker) and a 3 s
-# lease. It waits until the coordinator logs progress with all 4 workers,
-# then, while the count runs:
+# lease. The coordinator journals to the compose file's named volume with
+# --resume=auto and restart: on-failure. It waits until the coordinator logs
+# progress with all 4 workers, then, while the count runs, kills the
+# coordinator twice and checks that it comes back and resumes its journal
+# with some tasks already committed (the workers rejoin by themselves):
+#   - kill -9 of its process from the host (a crash: Docker's restart policy
+#                       brings it back; skipped, with a note, where the
+#                       script may not signal the container's process),
+#   - docker kill       of its container (Docker treats that as a stop by
+#                       hand and does not restart it, whatever the policy:
+#                       `up -d coordinator` starts it again, as an operator
+#                       would);
+# then, once all 4 workers are back:
 #   - docker kill       one worker container (its stream breaks: its tasks
 #                       must go back to the queue at once),
 #   - docker network disconnect  another worker from the project network for
@@ -18,7 +29,8 @@
 #                       expire, its tasks go elsewhere, and its late results,
 #                       if any, must be dropped as duplicates);
 # and checks that the coordinator exits 0 with exactly 95815104 solutions
-# (DESIGN.md §5), that its log shows it noticed the killed worker, and that
+# (DESIGN.md §5) in spite of its deaths, that its log shows it noticed the
+# killed worker, and that
 # its --json result counts at least one expired lease, taken back (so both
 # failures really hit the job). Meanwhile a worker with a wrong token,
 # started just before the failures, must be refused. A host Prometheus
@@ -37,7 +49,10 @@
 # small tasks make the run last; "auto" lets the coordinator choose);
 # E2E_TIMEOUT (seconds allowed for the count, 240); COMPOSE (the Compose
 # command; default `docker compose` when that plugin is there, else
-# docker-compose).
+# docker-compose); E2E_PROJECT (the Compose project name, default
+# nqe2e<time><pid>, unique to the run) and E2E_IMAGE (the image tag it builds
+# and removes, default nqueens:e2e-<project>), so that runs side by side on
+# one Docker never share containers, volumes or images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -76,12 +91,15 @@ fi
 "${compose[@]}" version >/dev/null 2>&1 || skip "'${compose[*]}' does not run"
 
 # --- A project, image and token of our own, removed whatever happens.
-project="nqe2e$(date +%s)$$"
-image="nqueens:e2e-$project"
+project=${E2E_PROJECT:-"nqe2e$(date +%s)$$"}
+image=${E2E_IMAGE:-"nqueens:e2e-$project"}
+[[ "$project" =~ ^[a-z0-9][a-z0-9_-]*$ ]] || { echo "compose_e2e: E2E_PROJECT must be lowercase letters, digits, - and _, got $project" >&2; exit 2; }
 export NQUEENS_IMAGE=$image
 export NQUEENS_N=$n
 export NQUEENS_LEASE=$lease
 export NQUEENS_SLOTS=1
+# Workers outlast the coordinator's restarts (seconds here) by far.
+export NQUEENS_JOIN_TIMEOUT=60s
 export NQUEENS_TOKEN="e2e-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 export NQUEENS_COORDINATOR_FLAGS="--json --depth $depth --progress-interval 1s"
 [ "$depth" != auto ] || NQUEENS_COORDINATOR_FLAGS="--json --progress-interval 1s"
@@ -121,6 +139,16 @@ interruptible() {
 	wait "$bg_pid"
 }
 
+# free_port LOW HIGH prints a port of the host's loopback in LOW..HIGH that
+# nothing answers on.
+free_port() {
+	local port
+	for port in $(seq "$1" "$2"); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return 0; }
+	done
+	return 1
+}
+
 # --- Prometheus on the host, scraping the coordinator's status port (published
 # on 127.0.0.1 only) with the token, as a deployment's would.
 prom_pid=""
@@ -139,10 +167,8 @@ start_prometheus() {
 		fail "GET http://$target/metrics with the token failed"
 	promtool check metrics <"$tmp/metrics.txt" >"$tmp/promtool.txt" 2>&1 || { indent <"$tmp/promtool.txt"; fail "promtool check metrics failed on the coordinator's /metrics"; }
 	log "promtool check metrics: ok on http://$target/metrics ($(grep -c '^nqueens_' "$tmp/metrics.txt") nqueens samples)"
-	for port in $(seq 19090 19190); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { prom_web=127.0.0.1:$port; break; }
-	done
-	[ -n "$prom_web" ] || fail "no free port for Prometheus in 19090..19190"
+	port=$(free_port 19090 19190) || fail "no free port for Prometheus in 19090..19190"
+	prom_web=127.0.0.1:$port
 	printf '%s' "$NQUEENS_TOKEN" >"$tmp/token"
 	cat >"$tmp/prometheus.yml" <<-EOF
 		global:
@@ -161,16 +187,96 @@ start_prometheus() {
 	log "prometheus on $prom_web scraping http://$target/metrics every 500ms"
 }
 
+# attached NAME: does the coordinator's /api/status list a worker of that
+# name (a container's short ID) as attached?
+attached() {
+	local body
+	body=$(curl -fsS --max-time 2 -H "Authorization: Bearer $NQUEENS_TOKEN" "http://127.0.0.1:$http_port/api/status" 2>/dev/null) || return 1
+	grep -qF "\"name\":\"$1\"" <<<"$body"
+}
+
 # prom_query prints the value of a PromQL query's single result, or nothing.
 prom_query() {
 	curl -fsS --max-time 5 --get --data-urlencode "query=$1" "http://$prom_web/api/v1/query" 2>/dev/null |
 		grep -o '"value":\[[^]]*\]' | sed 's/.*,"\(.*\)"\]/\1/' || true
 }
 
+# --- The coordinator dies mid-run and comes back (restart: on-failure, the
+# journal on the volume, --resume=auto), and the workers rejoin it.
+journal=/state/job.journal
+resumed_re="resuming: state=$journal committed_tasks=[0-9]+ tasks=[0-9]+"
+resumes() { docker logs "$coord" 2>&1 | grep -Eo "$resumed_re" || true; }
+# since_resume prints the coordinator's log since its last resume (docker logs
+# holds every run of the container).
+since_resume() { docker logs "$coord" 2>&1 | awk '/resuming: /{buf=""} {buf=buf $0 "\n"} END{printf "%s", buf}'; }
+coord_state() { docker inspect --format '{{.State.Status}} exit={{.State.ExitCode}} restarts={{.RestartCount}}' "$coord"; }
+# wait_resumed K WHAT waits for the coordinator's K-th resume, which must
+# find some but not all tasks committed in the journal, then for progress
+# with all the workers rejoined.
+wait_resumed() {
+	local k=$1 what=$2 until_t=$((SECONDS + 60)) line committed total
+	until [ "$(resumes | wc -l)" -ge "$k" ]; do
+		[ "$SECONDS" -lt "$until_t" ] || fail "no resume $k in the coordinator's log 60s after $what ($(coord_state))"
+		sleep 0.1
+	done
+	line=$(resumes | sed -n "${k}p")
+	committed=$(sed 's/.*committed_tasks=\([0-9]*\).*/\1/' <<<"$line")
+	total=$(sed 's/.*tasks=\([0-9]*\)$/\1/' <<<"$line")
+	[ "$committed" -ge 1 ] && [ "$committed" -lt "$total" ] ||
+		fail "after $what the coordinator resumed with $committed of $total tasks committed: want some, not all"
+	log "after $what ($((SECONDS - t_down))s down): $line"
+	until since_resume | grep -Eq "$progress_re"; do
+		running "$coord" || fail "the coordinator exited after $what before its $workers workers rejoined ($(coord_state))"
+		[ "$SECONDS" -lt "$until_t" ] || fail "the $workers workers did not rejoin within 60s of $what"
+		sleep 0.1
+	done
+	log "all $workers workers rejoined $((SECONDS - t_down))s after $what: $(since_resume | grep -E "$progress_re" | head -n 1)"
+}
+crashes=0
+coordinator_comes_back() {
+	docker logs "$coord" 2>&1 | grep -q "journal created: state=$journal" ||
+		fail "the coordinator's first start did not log 'journal created: state=$journal'"
+	log "coordinator runs with $(docker inspect --format '{{join .Args " "}}' "$coord" | grep -o -- '--state [^ ]* --resume=[a-z]*'), restart policy $(docker inspect --format '{{.HostConfig.RestartPolicy.Name}}:{{.HostConfig.RestartPolicy.MaximumRetryCount}}' "$coord")"
+	# 1. A crash: SIGKILL from outside Docker, as the kernel's OOM killer
+	# would. Docker sees the process die and applies the restart policy.
+	local pid before
+	pid=$(docker inspect --format '{{.State.Pid}}' "$coord")
+	if kill -KILL "$pid" 2>/dev/null; then
+		t_down=$SECONDS
+		crashes=1
+		log "kill -9 of the coordinator's process (host pid $pid)"
+		until [ "$(docker inspect --format '{{.RestartCount}}' "$coord")" -ge 1 ] && running "$coord"; do
+			[ $((SECONDS - t_down)) -lt 30 ] || fail "Docker did not restart the coordinator within 30s of its crash ($(coord_state))"
+			sleep 0.1
+		done
+		log "Docker restarted it: $(coord_state)"
+		wait_resumed 1 "the crash"
+	else
+		log "SKIP the crash: this shell may not signal the coordinator's process (host pid $pid): not root, or a remote Docker"
+	fi
+	# 2. docker kill: Docker counts it as a stop by hand and never restarts
+	# the container, whatever its policy; `up -d` starts it again.
+	before=$(docker inspect --format '{{.RestartCount}}' "$coord")
+	docker kill "$coord" >/dev/null
+	t_down=$SECONDS
+	while running "$coord"; do sleep 0.1; done
+	sleep 1 # Docker's first restart comes 100ms after an exit, if it comes
+	[ "$(coord_state)" = "exited exit=137 restarts=$before" ] ||
+		fail "after docker kill the coordinator is '$(coord_state)', want 'exited exit=137 restarts=$before'"
+	log "docker kill of the coordinator: $(coord_state) a second later (not restarted); ${compose[*]} up -d coordinator"
+	dc up --detach --no-deps coordinator >"$tmp/up-again.log" 2>&1 || { indent <"$tmp/up-again.log"; fail "up -d coordinator failed"; }
+	[ "$(ids coordinator)" = "$coord" ] || fail "up -d replaced the coordinator container instead of starting it again: $(ids coordinator)"
+	wait_resumed $((crashes + 1)) "docker kill and up -d"
+}
+
 log "compose: ${compose[*]} ($("${compose[@]}" version --short 2>/dev/null || echo '?')); docker engine $(docker version --format '{{.Server.Version}}')"
 log "building image $image"
 scripts/build_images.sh
 
+# The status port on a fixed host port, not one Docker picks at each start:
+# the coordinator is restarted mid-run, and Prometheus must find it again.
+http_port=$(free_port 18080 18180) || fail "no free port for the coordinator's status server in 18080..18180"
+export NQUEENS_HTTP_PUBLISH=127.0.0.1:$http_port:8080
 log "starting project $project: coordinator + $workers workers, N=$n, lease $lease, depth $depth, 1 slot each"
 # Compose starts the workers only once the coordinator is healthy, and
 # docker-compose 1.x takes seconds to create them: by the time `up` returns
@@ -201,6 +307,7 @@ until docker logs "$coord" 2>&1 | grep -Eq "$progress_re"; do
 	sleep 0.1
 done
 start_prometheus
+coordinator_comes_back
 mapfile -t wids < <(ids worker | sort)
 [ "${#wids[@]}" -eq "$workers" ] || fail "want $workers worker containers, got ${#wids[@]}"
 killed=${wids[0]}
@@ -223,12 +330,13 @@ intruder=$(docker run -d --network "$network" --label "com.docker.compose.projec
 # --- Failures, at once, while the coordinator is still counting (names and
 # logs come after: every docker call takes a moment).
 running "$coord" || fail "the count finished before a worker could be killed: make it longer (a larger E2E_N with its E2E_WANT, or a larger E2E_DEPTH)"
+attached "${killed:0:12}" || fail "worker $killed is not attached to the coordinator (/api/status) before its kill"
 docker kill "$killed" >/dev/null
 t_kill=$SECONDS
 running "$coord" || fail "the count finished before a worker could be cut off: make it longer"
 docker network disconnect "$network" "$cut_off"
 t_cut=$SECONDS
-log "work under way: $(docker logs "$coord" 2>&1 | grep -E "$progress_re" | head -n 1)"
+log "work under way: $(since_resume | grep -E "$progress_re" | tail -n 1)"
 # The image's HEALTHCHECK (healthprobe, exec form, no shell) is what let the
 # workers start (depends_on: service_healthy); show that it said so.
 coord_health=$(docker inspect --format '{{.State.Health.Status}}' "$coord")
@@ -243,6 +351,15 @@ docker rm "$intruder" >/dev/null
 log "worker with a wrong token: exit code $intruder_rc: $(tail -n 1 <<<"$intruder_out")"
 [ "$intruder_rc" -ne 0 ] || fail "a worker with a wrong token was let in"
 grep -Eqi 'token|unauthenticated' <<<"$intruder_out" || fail "a worker with a wrong token failed, but not for its token: $intruder_out"
+# The coordinator lets the killed worker go: whether its log says so at info
+# level depends on which side of the stream saw the break first, but its
+# /api/status must stop listing it.
+detached=""
+until ! attached "${killed:0:12}"; do
+	running "$coord" && [ $((SECONDS - t_kill)) -lt 10 ] || break
+	sleep 0.2
+done
+attached "${killed:0:12}" || detached="it left /api/status's workers_attached within $((SECONDS - t_kill))s of the kill"
 wait_more=$((lease_s + 2 - (SECONDS - t_cut)))
 [ "$wait_more" -le 0 ] || interruptible "" sleep "$wait_more"
 still_running=no
@@ -269,7 +386,7 @@ echo "--- coordinator log (stderr; first and last lines, and every line about wo
 coord_err=$(docker logs "$coord" 2>&1 >/dev/null)
 head -n 2 <<<"$coord_err" | indent
 echo "    ..."
-{ grep -Ei 'join|leave|left|lost|broke|disconnect|expire|requeue|retry|cancel|drain|duplicate|conflict|error|warn' <<<"$coord_err" || true; } | tail -n 40 | indent
+{ grep -Ei 'journal created|resuming|join|leave|left|lost|broke|disconnect|expire|requeue|retry|cancel|drain|duplicate|conflict|error|warn' <<<"$coord_err" || true; } | tail -n 40 | indent
 echo "    ..."
 tail -n 5 <<<"$coord_err" | indent
 echo "--- coordinator result (stdout)"
@@ -282,6 +399,10 @@ docker logs --tail 12 "$cut_off" 2>&1 | indent
 
 [ "$(docker inspect --format '{{.State.ExitCode}}' "$killed")" = 137 ] || fail "worker $(name "$killed") was not killed (exit code is not 137)"
 [ "$code" = 0 ] || fail "coordinator exit code $code, want 0"
+# Its deaths: each start after the first resumed the journal (each checked
+# as it came; Docker's restart count was checked then too, since starting
+# the container again resets it).
+[ "$(resumes | wc -l)" -eq $((crashes + 1)) ] || fail "the coordinator resumed $(resumes | wc -l) times, want $((crashes + 1))"
 field() { grep -o "\"$1\": *[0-9]*" <<<"$result" | head -n 1 | grep -o '[0-9]*$' || true; }
 got=$(field solutions)
 [ "$got" = "$want" ] || fail "coordinator reports ${got:-no} solutions for N=$n, want $want"
@@ -290,7 +411,8 @@ got=$(field solutions)
 # cut-off worker's lease ran out and was taken back.
 killed_host=${killed:0:12}
 noticed=$({ grep -F "$killed_host" <<<"$coord_err" || true; } | { grep -v 'worker joined' || true; } | head -n 1)
-[ -n "$noticed" ] || fail "the coordinator's log never mentions the killed worker $killed_host after it joined"
+noticed=${noticed:-$detached}
+[ -n "$noticed" ] || fail "the coordinator never let the killed worker $killed_host go: its log does not mention it after it joined, and /api/status listed it 10s after the kill"
 log "coordinator noticed the kill: $noticed"
 expired=$(field expired)
 requeued=$(field requeued)
@@ -313,4 +435,6 @@ if [ -n "$prom_pid" ]; then
 	[ "$prom_got" = "$want" ] || fail "Prometheus' nqueens_solutions is ${prom_got:-absent}, want $want"
 	prom_note="Prometheus saw nqueens_solutions=$prom_got"
 fi
-log "PASS: ($prom_note) N=$n counted $got solutions (want $want), exit 0; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"
+deaths="coordinator killed with docker kill"
+[ "$crashes" -eq 0 ] || deaths="coordinator crashed (kill -9, restarted by Docker) and killed with docker kill"
+log "PASS: ($prom_note) N=$n counted $got solutions (want $want), exit 0; $deaths, resumed $(resumes | wc -l) times; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"

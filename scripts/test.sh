@@ -62,6 +62,13 @@ done
 step "kubernetes manifests decode strictly"
 (cd deploy/k8s/check && go test -count=1 ./...)
 
+step "kubectl kustomize deploy/k8s renders, and its output decodes strictly"
+# What `kubectl apply -k deploy/k8s` would send, through the same strict
+# decoder (kubectl comes from Debian's kubectl package).
+command -v kubectl >/dev/null || { echo "kubectl is not installed (apt-get install kubectl)" >&2; exit 1; }
+# (pipefail: a kustomize failure fails the step too.)
+kubectl kustomize deploy/k8s | (cd deploy/k8s/check && go run ./cmd/k8sdecode)
+
 step "docker-compose end-to-end"
 scripts/compose_e2e.sh
 

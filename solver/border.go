@@ -210,14 +210,21 @@ func triples(n int, prefix []int, fn func(a, c, d int) bool) {
 // ("free rows") in order, with the columns and diagonals the frame's
 // queens attack in each, and the row distance to the next free row.
 type board struct {
-	n     int
-	all   uint32
-	k     int              // free rows
-	rows  [MaxN]int        // free row numbers
-	fx    [MaxN + 1]uint32 // per free row: squares attacked by the frame
-	sh    [MaxN + 1]uint32 // per free row: distance to the next free row
-	fcols uint32           // the columns of the frame's queens
-	frame frame
+	n    int
+	all  uint32
+	k    int              // free rows
+	rows [MaxN]int        // free row numbers
+	fx   [MaxN + 1]uint32 // per free row: squares attacked by the frame
+	sh   [MaxN + 1]uint32 // per free row: distance to the next free row
+	// The frame's diagonals, as count carries them in its own masks: fl
+	// and fr hold the frame squares of free row i on the diagonals that
+	// move right-to-left (like l) and left-to-right (like r) from row to
+	// row; il and ir the squares of free row i+1 that the diagonals of
+	// row i do not carry there (a diagonal that enters the board, or the
+	// queen of a frame row in between starting one).
+	fl, fr, il, ir [MaxN + 1]uint32
+	fcols          uint32 // the columns of the frame's queens
+	frame          frame
 }
 
 // init prepares the search of the rows of an n-board that hold none of
@@ -243,24 +250,28 @@ func (bd *board) init(n int, f frame) {
 		if inFrame(r) {
 			continue
 		}
-		var m uint32
+		var m, ml, mr uint32
 		for i := 0; i < f.nq; i++ {
 			qr, qc := f.queens[i][0], f.queens[i][1]
 			m |= 1 << qc
 			dist := r - qr
 			if c := qc + dist; c >= 0 && c < n {
-				m |= 1 << c
+				ml |= 1 << c
 			}
 			if c := qc - dist; c >= 0 && c < n {
-				m |= 1 << c
+				mr |= 1 << c
 			}
 		}
 		bd.rows[bd.k] = r
-		bd.fx[bd.k] = m
+		bd.fx[bd.k] = m | ml | mr
+		bd.fl[bd.k], bd.fr[bd.k] = ml, mr
 		bd.k++
 	}
 	for i := 0; i+1 < bd.k; i++ {
-		bd.sh[i] = uint32(bd.rows[i+1] - bd.rows[i])
+		s := uint32(bd.rows[i+1] - bd.rows[i])
+		bd.sh[i] = s
+		bd.il[i] = bd.fl[i+1] &^ (bd.fl[i] << s)
+		bd.ir[i] = bd.fr[i+1] &^ (bd.fr[i] >> s)
 	}
 }
 

@@ -4,12 +4,23 @@ package solver
 // start..k-1 given the search queens' columns cm and diagonals l, r (as
 // seen from free row start). It is a bitmask backtracker with the current
 // row's masks in registers and an explicit stack of fixed-size arrays for
-// the rows above (no allocation, no store-to-load round trip per node).
-// The last three free rows are not searched level by level: only three
-// columns are left for them, so lastThree counts the at most six ways to
-// finish directly, without a stack level of their own. (Finishing the last
-// three rows rather than two saves about 10% at N=16 and N=17 when built
-// with GOAMD64=v3, 2-3% with the default v1.)
+// the rows above (no allocation).
+//
+// The frame's diagonals travel in l and r with the search queens' (fl, fr
+// from the start row on) and the columns off the board are set in cm, so
+// a row's free squares are ^(cm | l | r), with nothing loaded per node.
+// Most steps go to the next board row and shift by one; the few odd ones
+// (over a frame row, or where a frame diagonal enters the board) shift by
+// sh and add il, ir, from arrays beside the stack.
+//
+// The last four free rows are finished in the loop itself (the tail): the
+// queen of the first of them is placed, and the last three rows, with
+// three columns left, are finished as lastThree does. Writing it out keeps
+// the loop free of calls, and storing a level's masks before its child is
+// worked out leaves them dead in registers: the compiler then spills
+// nothing at a node (a call, or values live across the tail, made it
+// spill two or three registers at every node). This is one of the
+// solver's specialised loops, longer than 80 lines on purpose.
 func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 	k, all := bd.k, bd.all
 	cm |= bd.fcols
@@ -29,38 +40,129 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 		s, nd := lastThree(all&^cm, l, r, &fin)
 		return uint64(s), uint64(nd)
 	}
+	// Levels are counted from start (j = i - start): the loop keeps
+	// fewer values live.
 	var sa, sc, sl, sr [MaxN + 1]uint32
-	l3 := k - 3 // the level whose completions are counted directly
+	var sh, il, ir [MaxN + 1]uint32 // the odd steps, copied next to the stack
+	end := k - 5 - start            // the level from which the tail finishes the last four rows
+	var odd uint32                  // bit j: the step from level j is not a plain shift by one
+	for j := 0; j < end; j++ {
+		i := start + j
+		sh[j], il[j], ir[j] = bd.sh[i]&31, bd.il[i], bd.ir[i]
+		if bd.sh[i] != 1 || bd.il[i] != 0 || bd.ir[i] != 0 {
+			odd |= 1 << j
+		}
+	}
 	fin := bd.finish()
-	i := start
-	a := all &^ (cm | l | r | bd.fx[i&31])
+	sLast := bd.sh[k-4] & 31
+	l |= bd.fl[start&31]
+	r |= bd.fr[start&31]
+	cm |= ^all // the columns off the board are taken: a row's free squares are ^(cm | l | r)
+	if end < 0 {
+		return tail(^(cm | l | r), cm, l, r, sLast, &fin)
+	}
+	odd |= 1 << end // the step into the tail takes the odd path too
+	sh[end], il[end], ir[end] = bd.sh[k-5]&31, bd.il[k-5], bd.ir[k-5]
+	j := 0
+	a := ^(cm | l | r)
 	for {
 		if a == 0 {
-			if i == start {
+			if j == 0 {
 				break
 			}
-			i--
-			a, cm, l, r = sa[i&31], sc[i&31], sl[i&31], sr[i&31]
+			j--
+			a, cm, l, r = sa[j&31], sc[j&31], sl[j&31], sr[j&31]
 			continue
 		}
 		bit := a & -a
 		a ^= bit
 		nodes++
-		s := bd.sh[i&31] & 31
+		// The level's masks go to the stack first: from here on they are
+		// dead in registers, and the compiler need not spill them.
+		sa[j&31], sc[j&31], sl[j&31], sr[j&31] = a, cm, l, r
 		ncm := cm | bit
-		nl := (l | bit) << s
-		nr := (r | bit) >> s
-		if i+1 == l3 {
-			s3, n3 := lastThree(all&^ncm, nl, nr, &fin)
-			sols += uint64(s3)
-			nodes += uint64(n3)
+		var nl, nr uint32
+		if odd>>(j&31)&1 == 0 {
+			nl, nr = (l|bit)<<1, (r|bit)>>1
+		} else {
+			s := sh[j&31] & 31
+			nl = (l|bit)<<s | il[j&31]
+			nr = (r|bit)>>s | ir[j&31]
+			if j == end {
+				// The tail, written out.
+				a4 := ^(ncm | nl | nr)
+				s3, s2 := fin.s3, fin.s2
+				t := (s3 + s2) & 31
+				for a4 != 0 {
+					bit := a4 & -a4
+					a4 ^= bit
+					nodes++
+					f := ^(ncm | bit)
+					nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+					x3 := f &^ (nl | nr | fin.fx3)
+					if x3 == 0 {
+						continue
+					}
+					l1, r1 := nl<<s3, nr>>s3
+					up := f &^ (l1 | r1 | fin.fx2)
+					down := f &^ ((l1 << s2) | (r1 >> s2) | fin.fx1)
+					for x3 != 0 {
+						x := x3 & -x3
+						x3 ^= x
+						g := f ^ x
+						lo := g & -g
+						hi := g ^ lo
+						upX := up &^ ((x << s3) | (x >> s3))
+						downX := down &^ ((x << t) | (x >> t))
+						fitLo, fitHi := nz(upX&lo), nz(upX&hi)
+						nodes += uint64(1 + fitLo + fitHi)
+						sols += uint64(-nz((lo<<s2)^hi) & (fitLo&nz(downX&hi) + fitHi&nz(downX&lo)))
+					}
+				}
+				a, cm, l, r = sa[j&31], sc[j&31], sl[j&31], sr[j&31]
+				continue
+			}
+		}
+		// Go down whether or not the next row has a free square (an
+		// empty one comes straight back up).
+		j++
+		a, cm, l, r = ^(ncm | nl | nr), ncm, nl, nr
+	}
+	return sols, nodes
+}
+
+// tail counts the completions of the last four free rows: a holds the
+// free squares of the first of them, cm, l, r the masks there (cm with
+// the columns off the board set), s the distance to the next free row.
+// It places each queen of a and finishes the last three rows as
+// lastThree does, written out (this is one of the specialised loops).
+func tail(a, cm, l, r, s uint32, fin *ending) (sols, nodes uint64) {
+	s3, s2 := fin.s3, fin.s2
+	t := (s3 + s2) & 31
+	for a != 0 {
+		bit := a & -a
+		a ^= bit
+		nodes++
+		f := ^(cm | bit)
+		nl, nr := (l|bit)<<s, (r|bit)>>s
+		x3 := f &^ (nl | nr | fin.fx3)
+		if x3 == 0 {
 			continue
 		}
-		na := all &^ (ncm | nl | nr | bd.fx[(i+1)&31])
-		if na != 0 {
-			sa[i&31], sc[i&31], sl[i&31], sr[i&31] = a, cm, l, r
-			i++
-			a, cm, l, r = na, ncm, nl, nr
+		l1, r1 := nl<<s3, nr>>s3
+		up := f &^ (l1 | r1 | fin.fx2)
+		down := f &^ ((l1 << s2) | (r1 >> s2) | fin.fx1)
+		for x3 != 0 {
+			x := x3 & -x3
+			x3 ^= x
+			g := f ^ x
+			lo := g & -g
+			hi := g ^ lo
+			upX := up &^ ((x << s3) | (x >> s3))
+			downX := down &^ ((x << t) | (x >> t))
+			fitLo, fitHi := nz(upX&lo), nz(upX&hi)
+			nodes += uint64(1 + fitLo + fitHi)
+			sols += uint64(-nz((lo<<s2)^hi) & (fitLo&nz(downX&hi) + fitHi&nz(downX&lo)))
 		}
 	}
 	return sols, nodes

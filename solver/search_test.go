@@ -68,3 +68,39 @@ func TestLastTwoAndThree(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameDiagonalsRideInTheMasks checks what count relies on: on every
+// border placement of boards up to 16, the frame's diagonals of free row
+// i, carried one free row on by the shift sh[i] and topped up by il[i],
+// ir[i], are exactly those of row i+1, and with the frame's columns they
+// make up its squares fx.
+func TestFrameDiagonalsRideInTheMasks(t *testing.T) {
+	boards := 0
+	for n := 4; n <= 16; n++ {
+		triples(n, nil, func(a, c, d int) bool {
+			boards++
+			q, nq, _ := tripleQueens(n, a, c, d)
+			var bd board
+			bd.init(n, frame{queens: q, nq: nq})
+			for i := 0; i < bd.k; i++ {
+				if got := (bd.fl[i] | bd.fr[i] | bd.fcols) & bd.all; got != bd.fx[i] {
+					t.Fatalf("n=%d (%d,%d,%d) row %d: diagonals and columns %b, fx %b", n, a, c, d, bd.rows[i], got, bd.fx[i])
+				}
+				if i+1 == bd.k {
+					break
+				}
+				s := bd.sh[i]
+				if got := (bd.fl[i]<<s | bd.il[i]) & bd.all; got != bd.fl[i+1] {
+					t.Fatalf("n=%d (%d,%d,%d) row %d: l-diagonals carried %b, want %b", n, a, c, d, bd.rows[i+1], got, bd.fl[i+1])
+				}
+				if got := (bd.fr[i]>>s | bd.ir[i]) & bd.all; got != bd.fr[i+1] {
+					t.Fatalf("n=%d (%d,%d,%d) row %d: r-diagonals carried %b, want %b", n, a, c, d, bd.rows[i+1], got, bd.fr[i+1])
+				}
+			}
+			return true
+		})
+	}
+	if boards < 1000 {
+		t.Fatalf("only %d border placements checked", boards)
+	}
+}

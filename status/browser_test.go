@@ -1,12 +1,7 @@
 package status
 
 import (
-	"bytes"
 	"context"
-	"image/png"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,72 +10,27 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/internal/browsertest"
 )
 
-// browserTimeout bounds a whole browser test: start Chromium, load the
-// page, watch the fake job run to the end.
-const browserTimeout = 60 * time.Second
-
-// browser starts headless Chromium (Debian's chromium package) for the
-// test, or skips when there is none.
+// browser starts headless Chromium (browsertest.New) for the test, in a
+// window wide enough for the dashboard's two-column layout, or skips when
+// there is none.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		t.Skip("no Chromium binary (apt-get install chromium): the dashboard was not tested in a browser")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1280, 900))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, browserTimeout)
-	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
-	return ctx
+	return browsertest.New(t, chromedp.WindowSize(1280, 900))
 }
 
-// artifact saves b under $NQUEENS_ARTIFACTS (when set) or the test's
-// temporary directory, and returns the path.
-func artifact(t *testing.T, name string, b []byte) string {
-	t.Helper()
-	dir := os.Getenv("NQUEENS_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("saved %s", p)
-	return p
-}
-
-// colours counts the distinct colours of a PNG: a blank or broken page has
-// a handful, the dashboard hundreds (gradients, text, badges).
+// colours counts the distinct colours of a PNG (browsertest.Colours): a
+// blank or broken page has a handful, the dashboard hundreds (gradients,
+// text, badges).
 func colours(t *testing.T, b []byte) int {
 	t.Helper()
-	img, err := png.Decode(bytes.NewReader(b))
+	n, err := browsertest.Colours(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[[4]uint32]bool{}
-	bounds := img.Bounds()
-	for y := bounds.Min.Y; y < bounds.Max.Y; y += 2 {
-		for x := bounds.Min.X; x < bounds.Max.X; x += 2 {
-			r, g, bb, a := img.At(x, y).RGBA()
-			seen[[4]uint32{r >> 8, g >> 8, bb >> 8, a >> 8}] = true
-		}
-	}
-	return len(seen)
+	return n
 }
 
 // pageText is the text of the element with id, as the page shows it.
@@ -104,7 +54,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	artifact(t, name, shot)
+	browsertest.SaveArtifact(t, name, shot)
 	return shot
 }
 

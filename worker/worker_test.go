@@ -437,8 +437,9 @@ func (w *logWatch) String() string {
 // attachTimeout, 5 s, well under the 30 s lease), and the worker then
 // joins and finishes the exact count alone.
 func TestFullCoordinator(t *testing.T) {
-	const maxSessions = 16384 // the coordinator's bound on joined workers
+	const maxSessions = 1024 // the coordinator's bound on joined workers, lowered to fill it fast
 	cfg := coordinator.NewConfig(9)
+	cfg.MaxWorkers = maxSessions
 	cfg.Workers = 0
 	job, err := coordinator.New(cfg, hclog.NewNullLogger())
 	if err != nil {

@@ -14,10 +14,9 @@ const fixUsage = "pin queens on the squares `ROW:COL,...` (1-based, as --format 
 // registerFix adds --fix to fs; its text lands in *s.
 func registerFix(fs *flag.FlagSet, s *string) { fs.StringVar(s, "fix", "", fixUsage) }
 
-// parseFix reads --fix into cfg.Pins, once the other flags are parsed:
-// pins ParsePins refuses are one line naming the squares, and the flags
-// that mean nothing with pinned queens are refused, saying why.
-func parseFix(cfg *options, lo logOptions) error {
+// fixConflicts refuses the flags that mean nothing with --fix, saying
+// why; it runs before --resume looks for a journal.
+func fixConflicts(cfg options, lo logOptions) error {
 	if !lo.given["fix"] {
 		return nil
 	}
@@ -26,8 +25,17 @@ func parseFix(cfg *options, lo logOptions) error {
 		return errors.New("--fix does not apply to --first, which builds one solution of the whole board without a search to pin queens in")
 	case cfg.Unique:
 		return errors.New("--fix does not apply to --unique: the board's symmetries move pinned queens, so the completions do not fall into whole classes")
-	case lo.resume || lo.state != "":
+	case lo.resumeMode != resumeOff || lo.state != "":
 		return errors.New("--fix does not apply to --state or --resume: the journal does not keep the pins, so a pinned job cannot be resumed")
+	}
+	return nil
+}
+
+// parseFix reads --fix into cfg.Pins once the other flags are parsed:
+// pins ParsePins refuses are one line naming the squares.
+func parseFix(cfg *options, lo logOptions) error {
+	if !lo.given["fix"] {
+		return nil
 	}
 	pins, err := solver.ParsePins(cfg.N, lo.fix)
 	if err != nil {

@@ -132,6 +132,7 @@ func TestFixRefused(t *testing.T) {
 		{[]string{"--fix", "1:1", "--first"}, "--fix does not apply to --first, which builds one solution of the whole board without a search to pin queens in"},
 		{[]string{"--fix", "1:1", "--unique", "--solutions", "-"}, "--fix does not apply to --unique: the board's symmetries move pinned queens, so the completions do not fall into whole classes"},
 		{[]string{"--fix", "1:1", "--state", filepath.Join(dir, "s"), "--resume"}, "--fix does not apply to --state or --resume: the journal does not keep the pins, so a pinned job cannot be resumed"},
+		{[]string{"--fix", "1:1", "--state", filepath.Join(dir, "s"), "--resume=auto"}, "--fix does not apply to --state or --resume: the journal does not keep the pins, so a pinned job cannot be resumed"},
 		{[]string{"--fix", "1:1", "--state", filepath.Join(dir, "s")}, "--fix does not apply to --state or --resume: the journal does not keep the pins, so a pinned job cannot be resumed"},
 	} {
 		checkUsage(t, append([]string{"--n", "8"}, tc.args...), tc.want)

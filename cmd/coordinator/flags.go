@@ -26,17 +26,21 @@ type logOptions struct {
 	level  string
 	json   bool
 	state  string
-	resume bool
-	given  map[string]bool // the flags set on the command line
-	http   string          // --http: the status server's HOST:PORT ("" = off)
-	pprof  bool            // --pprof: /debug/pprof/ on the status server
-	token  auth.Token      // the join token, which the status server requires too
-	trace  traceOptions    // --trace and its caps (learn.go)
-	fix    string          // --fix: the pinned queens as typed (fix.go)
+	resume bool // resume the journal in state (--resume, or --resume=auto that found one)
+	// resumeMode is --resume as given: off, on, or auto (resume the journal
+	// if there is one, else start anew; resolved into resume by resolveResume).
+	resumeMode resumeMode
+	given      map[string]bool // the flags set on the command line
+	http       string          // --http: the status server's HOST:PORT ("" = off)
+	pprof      bool            // --pprof: /debug/pprof/ on the status server
+	token      auth.Token      // the join token, which the status server requires too
+	trace      traceOptions    // --trace and its caps (learn.go)
+	fix        string          // --fix: the pinned queens as typed (fix.go)
 }
 
 const usageHead = `Usage: coordinator --n N [flags]
        coordinator --resume --state FILE [flags]   (N, depth and kind from FILE)
+       coordinator --n N --resume=auto --state FILE [flags]   (resume FILE if it holds a job, else start anew)
        coordinator study lasvegas [flags]   (run "coordinator study -h")
 
 Counts the solutions of the N-Queens puzzle (total and fundamental), or lists
@@ -77,6 +81,45 @@ func (d depthFlag) Set(s string) error {
 	return nil
 }
 
+// resumeMode is --resume: a bool flag (--resume, --resume=true|false and
+// the other strconv.ParseBool spellings) that also takes auto.
+type resumeMode int
+
+const (
+	resumeOff  resumeMode = iota // start a new job (the default)
+	resumeOn                     // continue the job in --state; it must be there
+	resumeAuto                   // continue the job in --state if there is one, else start anew
+)
+
+func (r resumeMode) String() string {
+	switch r {
+	case resumeOn:
+		return "true"
+	case resumeAuto:
+		return "auto"
+	}
+	return "false"
+}
+
+func (r *resumeMode) Set(s string) error {
+	if s == "auto" {
+		*r = resumeAuto
+		return nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true, false or auto")
+	}
+	*r = resumeOff
+	if b {
+		*r = resumeOn
+	}
+	return nil
+}
+
+// IsBoolFlag lets a bare --resume mean --resume=true.
+func (r *resumeMode) IsBoolFlag() bool { return true }
+
 // Minimums of the duration flags. Below them a run does not fail at once:
 // it spins, floods or never finishes, so they are refused at parse time.
 const (
@@ -113,6 +156,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", coordinator.DefaultDrainTimeout, fmt.Sprintf("how long shutdown waits for workers and connections before cutting them off (at least %v)", minDrainTimeout))
 	fs.Float64Var(&cfg.VerifyFraction, "verify-fraction", 0, "compute this fraction (0..1) of committed tasks again on another worker; a worker caught lying is quarantined")
 	fs.Float64Var(&cfg.MessageRate, "max-message-rate", coordinator.DefaultMessageRate, "messages one worker may send per second beyond three per task; a worker that floods is cut off (ResourceExhausted) and its tasks go back")
+	fs.IntVar(&cfg.MaxWorkers, "max-workers", 0, "workers joined at once at most (0: 16384); a Join beyond it is refused with ResourceExhausted, which workers retry")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object instead of the summary (on stdout; on stderr when the solutions go to stdout)")
 	fs.StringVar(&cfg.Solutions, "solutions", "", "write every solution to `PATH` (- = stdout), in the sequential backtracker's order")
 	ft.format = fs.String("format", "cols", "text format of --solutions: cols, coords, matrix or board")
@@ -139,7 +183,8 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
 	fs.StringVar(&lo.state, "state", "", "journal every committed task to `FILE` (fsynced before the worker is acknowledged)")
-	fs.BoolVar(&lo.resume, "resume", false, "continue the job journaled in --state after a crash: only unfinished tasks run again; N, depth and kind come from the journal")
+	fs.Var(&lo.resumeMode, "resume", "continue the job journaled in --state after a crash: only unfinished tasks run again; N, depth and kind come from the journal. "+
+		"--resume=auto (or --resume auto) resumes the journal if --state holds one and starts anew (with --n) if not, for a container that is restarted; --resume=false is the default")
 	fs.StringVar(&lo.level, "log-level", "info", "log level: trace, debug, info, warn, error or off")
 	fs.BoolVar(&lo.json, "log-json", false, "log as JSON lines")
 	return ft
@@ -155,21 +200,27 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	ft := defineFlags(fs, &cfg, &lo, &ac)
-	if err := cli.Parse(fs, args, stdout, usageHead); err != nil {
+	if err := parseArgs(fs, args, stdout, &lo.resumeMode); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, lo, errHelp
 		}
-		return cfg, lo, fmt.Errorf("%v (see coordinator -h)", err)
-	}
-	if fs.NArg() > 0 {
-		return cfg, lo, fmt.Errorf("unexpected argument %q (see coordinator -h)", fs.Arg(0))
+		return cfg, lo, err
 	}
 	lo.given = make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { lo.given[f.Name] = true })
 	if !lo.given["listen"] {
 		cfg.Listen = "" // the default, and nobody asked where
 	}
+	if err := fixConflicts(cfg, lo); err != nil { // fix.go
+		return cfg, lo, err
+	}
+	if err := resolveResume(&lo); err != nil {
+		return cfg, lo, err
+	}
 	if !lo.given["n"] && !lo.resume { // --n 0 is out of range, not missing
+		if lo.resumeMode == resumeAuto {
+			return cfg, lo, fmt.Errorf("--resume=auto found no job in --state %s: --n N is required to start one (see coordinator -h)", lo.state)
+		}
 		return cfg, lo, errors.New("--n N is required (see coordinator -h)")
 	}
 	if err := parseText(ft, &cfg); err != nil {
@@ -198,6 +249,31 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 		}
 	}
 	return cfg, lo, nil
+}
+
+// parseArgs parses args into fs (see cli.Parse). A bool flag takes no
+// separate value, so "--resume auto" would stop the parse at "auto": when
+// the argument the parse stopped at is "auto" right after a bare --resume,
+// it is --resume's value, and the parse goes on after it.
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer, resume *resumeMode) error {
+	for {
+		if err := cli.Parse(fs, args, stdout, usageHead); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return fmt.Errorf("%v (see coordinator -h)", err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return nil
+		}
+		if at := len(args) - len(rest); rest[0] == "auto" && at > 0 && (args[at-1] == "--resume" || args[at-1] == "-resume") {
+			*resume = resumeAuto
+			args = rest[1:]
+			continue
+		}
+		return fmt.Errorf("unexpected argument %q (see coordinator -h)", rest[0])
+	}
 }
 
 // parseText reads the flags given as text: --k, --format and --progress.
@@ -256,7 +332,7 @@ func checkDurations(cfg options, given map[string]bool) error {
 // firstExcludes are the flags of a cluster run, meaningless with --first
 // (one solution, found on this machine without workers or a journal).
 var firstExcludes = []string{"workers", "listen", "depth", "lease", "heartbeat", "max-attempts", "drain-timeout",
-	"verify-fraction", "max-message-rate", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
+	"verify-fraction", "max-message-rate", "max-workers", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
 	"progress", "http", "pprof"}
 
 // checkCombinations refuses flags that mean nothing with the others given,
@@ -295,7 +371,7 @@ func checkCombinations(cfg options, lo logOptions) error {
 		return fmt.Errorf("--limit %d must be at least 1", cfg.Limit)
 	case lo.pprof && lo.http == "":
 		return errors.New("--pprof serves /debug/pprof/ on the status server: add --http HOST:PORT")
-	case lo.resume && lo.state == "":
+	case lo.resumeMode != resumeOff && lo.state == "":
 		return errors.New("--resume needs --state FILE")
 	case given["progress-interval"] && (cfg.Progress == progressOff || cfg.Progress == progressBar):
 		return errors.New("--progress-interval is the period of progress log lines: it does not apply to --progress off or bar")

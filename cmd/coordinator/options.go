@@ -110,7 +110,8 @@ var flagNames = map[string]string{
 	"N": "--n", "Depth": "--depth", "Listen": "--listen", "Workers": "--workers",
 	"Lease": "--lease", "Heartbeat": "--heartbeat", "DrainTimeout": "--drain-timeout",
 	"SweepInterval": "--lease", "VerifyFraction": "--verify-fraction",
-	"MessageRate": "--max-message-rate", "MaxAttempts": "--max-attempts", "Pins": "--fix",
+	"MessageRate": "--max-message-rate", "MaxAttempts": "--max-attempts", "MaxWorkers": "--max-workers",
+	"Pins": "--fix",
 }
 
 // usageLine is the one line of a usage error: a FieldError names its flag.

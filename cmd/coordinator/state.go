@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -44,6 +45,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 			if err != nil {
 				return nil, nil, fmt.Errorf("--state %s: %w", path, err)
 			}
+			log.Info("journal created", "state", path, "tasks", len(p.Tasks))
 			j.ObserveSync(onSync)
 			*opened = j
 			return journalCommits{j}, nil, nil
@@ -62,9 +64,10 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		if rp.Repaired != nil {
 			log.Warn("journal torn tail truncated", "offset", rp.Repaired.Offset, "dropped_bytes", rp.Repaired.Dropped, "reason", rp.Repaired.Reason)
 		}
-		restored := make(map[int]solver.Counts, len(rp.Records))
-		for _, r := range rp.Records {
-			restored[r.Index] = solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}
+		restored, err := restorable(j, p.N, rp.Records, log)
+		if err != nil { // like a corrupt journal: the state file cannot be resumed
+			j.Close()
+			return nil, nil, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
 		}
 		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", len(p.Tasks))
 		j.ObserveSync(onSync)
@@ -73,9 +76,52 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 	}
 }
 
+// restorable returns the journal's results a resume may restore: the
+// workers that committed an impossible count are distrusted in the
+// journal and their tasks computed again (issue 12, D8).
+func restorable(j *journal.Journal, n int, records []journal.Record, log hclog.Logger) (map[int]solver.Counts, error) {
+	results := make([]coordinator.JournalResult, len(records))
+	for i, r := range records {
+		results[i] = coordinator.JournalResult{Index: r.Index, Counts: solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}, Worker: r.Worker}
+	}
+	restored, bad, err := coordinator.Restorable(n, results)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range bad {
+		log.Warn("journal records of a worker that committed an impossible count dropped; its tasks are computed again", "worker_key", fmt.Sprintf("%x", w))
+		if err := j.Distrust(w); err != nil {
+			return nil, err
+		}
+	}
+	return restored, nil
+}
+
 // inUse is the usage error for a --state another coordinator holds.
 func inUse(path string) error {
 	return fmt.Errorf("%w: --state %s is in use by another coordinator", coordinator.ErrUsage, path)
+}
+
+// resolveResume sets lo.resume from --resume: on for --resume, and for
+// --resume=auto when --state names a file that holds anything. A missing
+// file, or an empty one (what a coordinator killed while creating the
+// journal leaves, and which journal.Create takes over), means a fresh start.
+// Anything else, even a corrupt or foreign journal, is resumed, so that
+// resumeFrom refuses it with one line rather than a new job replacing it.
+func resolveResume(lo *logOptions) error {
+	lo.resume = lo.resumeMode == resumeOn
+	if lo.resumeMode != resumeAuto || lo.state == "" {
+		return nil // --resume without --state is refused with the other combinations
+	}
+	fi, err := os.Stat(lo.state)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--resume=auto: %v", err)
+	}
+	lo.resume = !fi.Mode().IsRegular() || fi.Size() > 0
+	return nil
 }
 
 // resumeFrom fills in N, depth and kind for --resume from the journal's

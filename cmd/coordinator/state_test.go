@@ -32,6 +32,7 @@ func TestStateRace(t *testing.T) {
 			exited chan error
 		}
 		var ps [2]proc
+		started := make(chan struct{}) // Wait must not run before Start returns
 		for i := range ps {
 			p := &ps[i]
 			p.cmd = exec.Command(coordBin, args...)
@@ -44,6 +45,7 @@ func TestStateRace(t *testing.T) {
 			p.exited = make(chan error, 1)
 			go func() { // read all of stderr before Wait closes the pipe
 				p.stderr.run(pipe)
+				<-started
 				p.exited <- p.cmd.Wait()
 			}()
 		}
@@ -53,6 +55,7 @@ func TestStateRace(t *testing.T) {
 			}
 			defer ps[i].cmd.Process.Kill()
 		}
+		close(started)
 		winner, loser := -1, -1
 		deadline := time.After(e2eTimeout)
 		for winner < 0 || loser < 0 {

@@ -22,6 +22,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "cluster" {
+		os.Exit(clusterMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "nqbench:", err)
 		os.Exit(2)

@@ -12,11 +12,15 @@
 // chromium-browser, google-chrome on $PATH); it runs headless, without a
 // GPU, and without its sandbox when the test runs as root (a container's
 // usual case, where the sandbox cannot start). Each New is one browser
-// process, ended at the test's cleanup.
+// process, ended at the test's cleanup. SaveArtifact keeps a screenshot
+// where CI collects it ($NQUEENS_ARTIFACTS), and Colours tells a page
+// that drew something from a blank one.
 package browsertest
 
 import (
+	"bytes"
 	"context"
+	"image/png"
 	"net/url"
 	"os"
 	"os/exec"
@@ -67,14 +71,16 @@ func AllocatorOptions(path string) []chromedp.ExecAllocatorOption {
 // New starts a headless Chromium for t and returns a context to run
 // chromedp actions in (chromedp.Do, chromedp.Run), bounded by Timeout. It
 // skips t, saying why, when no browser is installed; the browser ends at
-// t's cleanup.
-func New(t testing.TB) context.Context {
+// t's cleanup. Options in extra come after AllocatorOptions' and so win
+// over them (chromedp.WindowSize(1280, 900) for a wider page).
+func New(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := Find()
 	if path == "" {
 		t.Skip("no Chromium binary found (install chromium, or set NQUEENS_CHROMIUM): browser test skipped")
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), AllocatorOptions(path)...)
+	opts := append(AllocatorOptions(path), extra...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	// The first action starts the browser; its context must not time out
 	// (that would stop the browser), so the bound goes on the one returned.
@@ -115,4 +121,42 @@ func FileURL(t testing.TB, path string) string {
 // as the page shows it now.
 func Screenshot(ctx context.Context, sel string) ([]byte, error) {
 	return chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+}
+
+// SaveArtifact writes b to name under $NQUEENS_ARTIFACTS when set (made if
+// missing), so CI or a person can look at it after the run, else under
+// t's temporary directory; it logs and returns the path.
+func SaveArtifact(t testing.TB, name string, b []byte) string {
+	t.Helper()
+	dir := os.Getenv("NQUEENS_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("saved %s", p)
+	return p
+}
+
+// Colours counts the distinct colours of a PNG, sampling every second
+// pixel of every second row: a blank or broken page has a handful, a page
+// with text, gradients and pictures hundreds.
+func Colours(pngData []byte) (int, error) {
+	img, err := png.Decode(bytes.NewReader(pngData))
+	if err != nil {
+		return 0, err
+	}
+	seen := map[[4]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			seen[[4]uint32{r >> 8, g >> 8, bl >> 8, a >> 8}] = true
+		}
+	}
+	return len(seen), nil
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -40,6 +41,50 @@ type Objects struct {
 	Deployments []appsv1.Deployment
 	Services    []corev1.Service
 	Secrets     []corev1.Secret
+	Claims      []corev1.PersistentVolumeClaim
+}
+
+// Count is the number of objects in o.
+func (o Objects) Count() int {
+	return len(o.Jobs) + len(o.Deployments) + len(o.Services) + len(o.Secrets) + len(o.Claims)
+}
+
+// Summary names how many objects of each kind o holds, e.g. "1 Job,
+// 2 Services".
+func (o Objects) Summary() string {
+	var parts []string
+	for _, k := range []struct {
+		n    int
+		kind string
+	}{{len(o.Jobs), "Job"}, {len(o.Deployments), "Deployment"}, {len(o.Services), "Service"},
+		{len(o.Secrets), "Secret"}, {len(o.Claims), "PersistentVolumeClaim"}} {
+		if k.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k.n, k.kind))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// DecodeStream decodes every document of a multi-document YAML stream
+// (what `kubectl kustomize` prints) strictly, as LoadObjects does the
+// files. A stream with no object at all is an error too: it is never what
+// a render meant to produce.
+func DecodeStream(r io.Reader) (Objects, error) {
+	var objs Objects
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return objs, err
+	}
+	docs := splitDocuments(data)
+	if len(docs) == 0 {
+		return objs, errors.New("no objects in the stream")
+	}
+	for i, doc := range docs {
+		if err := objs.add(doc); err != nil {
+			return objs, fmt.Errorf("document %d: %w", i+1, err)
+		}
+	}
+	return objs, nil
 }
 
 // LoadKustomization decodes dir/kustomization.yaml strictly.
@@ -132,8 +177,14 @@ func (o *Objects) add(doc []byte) error {
 			return err
 		}
 		o.Secrets = append(o.Secrets, v)
+	case "v1/PersistentVolumeClaim":
+		var v corev1.PersistentVolumeClaim
+		if err := strict(&v); err != nil {
+			return err
+		}
+		o.Claims = append(o.Claims, v)
 	default:
-		return fmt.Errorf("unexpected object %q (the check knows Job, Deployment, Service, Secret)", gvk)
+		return fmt.Errorf("unexpected object %q (the check knows Job, Deployment, Service, Secret, PersistentVolumeClaim)", gvk)
 	}
 	return nil
 }
@@ -166,6 +217,8 @@ type ComposeService struct {
 	Command     any               `json:"command"` // a string or a list
 	Environment map[string]string `json:"environment"`
 	User        string            `json:"user"`
+	Restart     string            `json:"restart"`
+	Volumes     []string          `json:"volumes"`
 	ReadOnly    bool              `json:"read_only"`
 	CapDrop     []string          `json:"cap_drop"`
 	Expose      []string          `json:"expose"`

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -84,9 +85,8 @@ func TestKustomizationListsEveryManifest(t *testing.T) {
 
 func TestManifestsDecodeStrictly(t *testing.T) {
 	_, objs, _ := setup(t)
-	if len(objs.Jobs) != 1 || len(objs.Deployments) != 1 || len(objs.Services) != 1 || len(objs.Secrets) != 1 {
-		t.Errorf("got %d Jobs, %d Deployments, %d Services, %d Secrets; want one of each",
-			len(objs.Jobs), len(objs.Deployments), len(objs.Services), len(objs.Secrets))
+	if len(objs.Jobs) != 1 || len(objs.Deployments) != 1 || len(objs.Services) != 1 || len(objs.Secrets) != 1 || len(objs.Claims) != 1 {
+		t.Errorf("got %s; want one Job, Deployment, Service, Secret and PersistentVolumeClaim", objs.Summary())
 	}
 }
 
@@ -573,16 +573,13 @@ func TestKustomizeBuild(t *testing.T) {
 		}
 		t.Fatalf("kubectl kustomize %s: %v", k8sDir, err)
 	}
-	var rendered Objects
-	docs := splitDocuments(out)
-	for i, doc := range docs {
-		if err := rendered.add(doc); err != nil {
-			t.Errorf("rendered document %d: %v", i+1, err)
-		}
+	rendered, err := DecodeStream(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("kubectl kustomize %s: %v", k8sDir, err)
 	}
 	_, objs, c := setup(t)
-	if len(docs) != len(objs.Jobs)+len(objs.Deployments)+len(objs.Services)+len(objs.Secrets) {
-		t.Errorf("kustomize rendered %d objects, want %d", len(docs), len(objs.Jobs)+len(objs.Deployments)+len(objs.Services)+len(objs.Secrets))
+	if rendered.Count() != objs.Count() {
+		t.Errorf("kustomize rendered %s, want %s", rendered.Summary(), objs.Summary())
 	}
 	want := c.Services["coordinator"].Image
 	for _, p := range pods(rendered) {
@@ -591,5 +588,102 @@ func TestKustomizeBuild(t *testing.T) {
 				t.Errorf("rendered %s container %s image = %q, want %q", p.owner, ctr.Name, ctr.Image, want)
 			}
 		}
+	}
+}
+
+// TestDecodeStream: a multi-document stream (the manifests joined as
+// kustomize prints them) decodes into the same objects as the files, and a
+// misspelt field in any document fails, naming the document.
+func TestDecodeStream(t *testing.T) {
+	k, objs, _ := setup(t)
+	var stream []string
+	for _, res := range k.Resources {
+		data, err := os.ReadFile(filepath.Join(k8sDir, res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream = append(stream, string(data))
+	}
+	got, err := DecodeStream(strings.NewReader(strings.Join(stream, "\n---\n")))
+	if err != nil || got.Summary() != objs.Summary() {
+		t.Fatalf("DecodeStream of the manifests = %s, %v; want %s", got.Summary(), err, objs.Summary())
+	}
+	last := len(stream) - 1
+	bad := slices.Clone(stream)
+	bad[last] = strings.Replace(bad[last], "securityContext:", "securityContex:", 1)
+	if bad[last] == stream[last] {
+		t.Fatalf("%s has no securityContext to misspell", k.Resources[last])
+	}
+	_, err = DecodeStream(strings.NewReader(strings.Join(bad, "\n---\n")))
+	if want := "document " + strconv.Itoa(len(stream)) + ": "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "securityContex") {
+		t.Errorf("DecodeStream with a misspelt field in the last document: %v; want an error starting %q naming the field", err, want)
+	}
+	if _, err := DecodeStream(strings.NewReader("# nothing\n---\n")); err == nil {
+		t.Error("DecodeStream of a stream with no objects succeeded, want an error")
+	}
+}
+
+// TestCoordinatorComesBack: in Kubernetes as in Compose, the coordinator
+// journals to storage that outlives it and starts with --resume=auto, and
+// something brings a dead coordinator back: the Job makes a new pod (with
+// the claim mounted) for a failure, but not for a usage error; Compose
+// restarts the container on failure only, so a finished job stays done.
+func TestCoordinatorComesBack(t *testing.T) {
+	_, objs, c := setup(t)
+	job := objs.Jobs[0]
+	ctr := onlyContainer(t, pod{"Job/" + job.Name, job.Spec.Template.Spec, nil})
+	state, _ := FlagValue(args(ctr), "state")
+	resume, _ := FlagValue(args(ctr), "resume")
+	if !strings.HasPrefix(state, "/state/") || resume != "auto" {
+		t.Errorf("Job %s: --state %q --resume %q; want a journal under /state and --resume=auto", job.Name, state, resume)
+	}
+	var mounted string
+	for _, m := range ctr.VolumeMounts {
+		if m.MountPath == "/state" && !m.ReadOnly {
+			mounted = m.Name
+		}
+	}
+	var claim string
+	for _, v := range job.Spec.Template.Spec.Volumes {
+		if v.Name == mounted && v.PersistentVolumeClaim != nil {
+			claim = v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	if claim == "" || len(objs.Claims) != 1 || objs.Claims[0].Name != claim {
+		t.Errorf("Job %s mounts volume %q at /state from claim %q; want the kustomization's PersistentVolumeClaim", job.Name, mounted, claim)
+	}
+	if fs := job.Spec.Template.Spec.SecurityContext.FSGroup; fs == nil || *fs != 65532 {
+		t.Errorf("Job %s: fsGroup %v, want 65532 so the runtime user can write the claim", job.Name, fs)
+	}
+	if bl := job.Spec.BackoffLimit; bl == nil || *bl < 1 || job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("Job %s: backoffLimit %v, restartPolicy %s; want at least 1 and Never, so a dead coordinator gets a new pod", job.Name, bl, job.Spec.Template.Spec.RestartPolicy)
+	}
+	failsOnUsage := false
+	if pfp := job.Spec.PodFailurePolicy; pfp != nil {
+		for _, r := range pfp.Rules {
+			if r.Action == "FailJob" && r.OnExitCodes != nil && r.OnExitCodes.Operator == "In" && slices.Contains(r.OnExitCodes.Values, 2) {
+				failsOnUsage = true
+			}
+		}
+	}
+	if !failsOnUsage {
+		t.Errorf("Job %s: no podFailurePolicy rule fails the Job on exit 2 (a usage error repeats on every retry)", job.Name)
+	}
+
+	cc := c.Services["coordinator"]
+	cargs, err := cc.Args()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cstate, _ := FlagValue(cargs, "state")
+	cresume, _ := FlagValue(cargs, "resume")
+	if cstate != state || cresume != "auto" {
+		t.Errorf("compose coordinator: --state %q --resume %q; want %q and auto like the Job", cstate, cresume, state)
+	}
+	if !slices.Contains(cc.Volumes, "state:/state") {
+		t.Errorf("compose coordinator volumes %q: want the named volume state:/state", cc.Volumes)
+	}
+	if !strings.HasPrefix(cc.Restart, "on-failure") {
+		t.Errorf("compose coordinator restart %q: want on-failure (always or unless-stopped would restart a finished job)", cc.Restart)
 	}
 }
