@@ -167,7 +167,7 @@ func (j *Job) prepare() error {
 	if j.quietListen {
 		logListen = j.log.Debug // the answer is all a user of embedded workers sees
 	}
-	logListen("listening", "addr", j.Addr(), "n", cfg.N, "depth", j.plan.Depth, "tasks", len(j.plan.Tasks), "kind", kindName(j.plan.Kind))
+	logListen("listening", "addr", j.Addr(), "n", cfg.N, "depth", j.plan.Depth, "tasks", len(j.plan.Tasks), "kind", KindName(j.plan.Kind))
 	return nil
 }
 
@@ -219,7 +219,7 @@ func (j *Job) Status() Status {
 	st := Status{Started: j.start}
 	j.sched.status(&st)
 	s := &st.Summary
-	s.N, s.Kind, s.Depth = j.plan.N, kindName(j.plan.Kind), j.plan.Depth
+	s.N, s.Kind, s.Depth = j.plan.N, KindName(j.plan.Kind), j.plan.Depth
 	s.Workers = max(s.Workers, j.cfg.Workers)
 	s.ElapsedSeconds = time.Since(j.start).Seconds()
 	if b := j.elapsed.Load(); b != 0 {
@@ -393,7 +393,7 @@ func (j *Job) summary() (Summary, error) {
 	counts, committed, stats, err := j.sched.totals()
 	s := Summary{
 		N:              j.plan.N,
-		Kind:           kindName(j.plan.Kind),
+		Kind:           KindName(j.plan.Kind),
 		Solutions:      counts.Total,
 		Unique:         counts.Unique,
 		Tasks:          len(j.plan.Tasks),
@@ -433,7 +433,9 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
 	}
 }
 
-func kindName(k solver.Kind) string {
+// KindName names a plan kind as the summary does: count, all (a listing
+// of every solution) or unique (a listing of fundamental ones).
+func KindName(k solver.Kind) string {
 	switch k {
 	case solver.KindCount:
 		return "count"
@@ -444,5 +446,5 @@ func kindName(k solver.Kind) string {
 	case solver.KindPinned:
 		return "pinned"
 	}
-	return "unknown"
+	return fmt.Sprintf("unknown (%d)", k)
 }

@@ -68,7 +68,7 @@ func (s Summary) Human() string {
 		text = s.pinnedHeadline(status) // pins.go
 	}
 	text += fmt.Sprintf("time %v, %s solutions/s; %s (depth %d) on %s",
-		elapsed.Round(time.Millisecond), humanRate(rate), plural(s.Tasks, "task"), s.Depth, plural(s.Workers, "worker"))
+		elapsed.Round(time.Millisecond), HumanRate(rate), plural(s.Tasks, "task"), s.Depth, plural(s.Workers, "worker"))
 	if s.Nodes > 0 {
 		text += fmt.Sprintf(", %d nodes", s.Nodes)
 	}
@@ -92,8 +92,8 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// humanRate prints a rate with a k/M/G suffix.
-func humanRate(r float64) string {
+// HumanRate prints a rate with a k/M/G suffix, as the summary does.
+func HumanRate(r float64) string {
 	switch {
 	case r >= 1e9:
 		return fmt.Sprintf("%.2fG", r/1e9)

@@ -5,9 +5,11 @@
 #   scripts/build_images.sh              builds nqueens:dev
 #   NQUEENS_IMAGE=nqueens:e2e-1 scripts/build_images.sh   another tag
 #
-# Idempotent: the binaries are built reproducibly (-trimpath, no VCS stamp),
-# so an unchanged tree reuses Docker's cached layers and gives the same image
-# ID. Needs Go and a reachable Docker daemon.
+# Idempotent: the binaries are built reproducibly (-trimpath; the VCS stamp
+# is the commit and its time, plus a dirty flag), so an unchanged tree
+# reuses Docker's cached layers and gives the same image ID, and
+# `coordinator --version` in the image names the revision it was built
+# from. Needs Go and a reachable Docker daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,7 +32,7 @@ chmod 0755 "$ctx/state" "$ctx/tmp"
 
 for cmd in coordinator worker healthprobe; do
 	CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOAMD64="$level" \
-		go build -trimpath -buildvcs=false -ldflags='-s -w' -o "$ctx/bin/$cmd" "./cmd/$cmd"
+		go build -trimpath -ldflags='-s -w' -o "$ctx/bin/$cmd" "./cmd/$cmd"
 done
 cp deploy/Dockerfile "$ctx/Dockerfile"
 

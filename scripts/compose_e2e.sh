@@ -272,6 +272,20 @@ coordinator_comes_back() {
 log "compose: ${compose[*]} ($("${compose[@]}" version --short 2>/dev/null || echo '?')); docker engine $(docker version --format '{{.Server.Version}}')"
 log "building image $image"
 scripts/build_images.sh
+# The image's binaries say which build they are (VCS stamp): --version
+# exits 0 and names the revision of this checkout.
+rev=$(git rev-parse HEAD 2>/dev/null | cut -c1-12 || true)
+for bin in coordinator worker; do
+	v=$(docker run --rm "$image" "$bin" --version) || fail "$bin --version in the image failed"
+	case "$v" in
+	*"rev ${rev:-}"*) log "image: $v" ;;
+	*"no VCS stamp"*) # Go stamps no build from a git worktree
+		[ "$(git rev-parse --git-dir)" != "$(git rev-parse --git-common-dir)" ] ||
+			fail "$bin --version in the image says '$v', want the revision ${rev:-?}"
+		log "image: $v (a git worktree: Go stamps no revision)" ;;
+	*) fail "$bin --version in the image says '$v', want the revision ${rev:-?}" ;;
+	esac
+done
 
 # The status port on a fixed host port, not one Docker picks at each start:
 # the coordinator is restarted mid-run, and Prometheus must find it again.

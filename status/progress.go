@@ -192,7 +192,7 @@ func BarText(s coordinator.Status) []string {
 	}
 	return []string{
 		fmt.Sprintf("%5.1f%%", 100*e.Fraction), "ETA " + eta, fmt.Sprintf("%d solutions", s.Summary.Solutions),
-		humanRate(e.NodesPerSec) + " nodes/s", fmt.Sprintf("%d/%d tasks", s.Summary.Committed, s.Summary.Tasks),
+		coordinator.HumanRate(e.NodesPerSec) + " nodes/s", fmt.Sprintf("%d/%d tasks", s.Summary.Committed, s.Summary.Tasks),
 		plural(len(s.Workers), "worker"),
 	}
 }
@@ -230,17 +230,4 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	}
 	return fmt.Sprintf("%.1fs", d.Seconds())
-}
-
-// humanRate prints a rate with a k/M/G suffix.
-func humanRate(r float64) string {
-	switch {
-	case r >= 1e9:
-		return fmt.Sprintf("%.2fG", r/1e9)
-	case r >= 1e6:
-		return fmt.Sprintf("%.2fM", r/1e6)
-	case r >= 1e3:
-		return fmt.Sprintf("%.1fk", r/1e3)
-	}
-	return fmt.Sprintf("%.0f", r)
 }

@@ -255,25 +255,42 @@ func TestSignals(t *testing.T) {
 	joined := logs.on(`worker joined: .*worker_name=remote`)
 	coord, _, stdout, addr := startCoordinator(t, coordBin, logs, "--n", "18", "--workers", "1", "--listen", "127.0.0.1:0",
 		"--progress", "log", "--progress-interval", "50ms")
-	w := exec.Command(workBin, "--join", addr, "--slots", "1", "--name", "remote")
-	var wlog bytes.Buffer
-	w.Stderr = &wlog
+	w := exec.Command(workBin, "--join", addr, "--slots", "1", "--name", "remote", "--log-level", "debug")
+	wlog := &lineWatcher{}
+	leased := wlog.on(`task leased`)
+	handed := wlog.on(`stopping; handing leases back`)
+	wpipe, err := w.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer w.Process.Kill()
+	wdone := make(chan struct{})
+	go func() { defer close(wdone); wlog.run(wpipe) }()
 	select {
 	case <-joined:
 	case <-time.After(e2eTimeout):
 		t.Fatalf("worker did not join:\n%s", logs)
 	}
-	time.Sleep(300 * time.Millisecond) // let it take a task
+	select { // it holds a task when the signal comes
+	case <-leased:
+	case <-time.After(e2eTimeout):
+		t.Fatalf("the remote worker was leased no task:\n%s", wlog)
+	}
 	w.Process.Signal(syscall.SIGTERM)
+	<-wdone // all of its stderr, before Wait closes the pipe
 	if err := waitProc(w); err != nil {
-		t.Errorf("worker after SIGTERM: %v, want exit 0\n%s", err, wlog.String())
+		t.Errorf("worker after SIGTERM: %v, want exit 0\n%s", err, wlog)
+	}
+	select {
+	case <-handed:
+	default:
+		t.Errorf("the worker did not hand its leases back:\n%s", wlog)
 	}
 	coord.Process.Signal(syscall.SIGINT)
-	err := waitProc(coord)
+	err = waitProc(coord)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Errorf("coordinator after SIGINT: %v, want exit status 1\n%s", err, logs)

@@ -153,9 +153,9 @@ func resumeFrom(cfg *options, lo logOptions) error {
 	case held == solver.KindCount:
 		return fmt.Errorf("--state %s holds a count: a resumed count cannot list solutions (drop --solutions, --png, --svg, --sheet and --unique)", path)
 	case want == solver.KindCount:
-		return fmt.Errorf("--state %s holds a listing (kind %s): resume it with the same --solutions, --png, --svg or --sheet flags", path, kindText(held))
+		return fmt.Errorf("--state %s holds a listing (kind %s): resume it with the same --solutions, --png, --svg or --sheet flags", path, coordinator.KindName(held))
 	default:
-		return fmt.Errorf("--state %s holds a listing of kind %s, these flags ask for kind %s (check --unique)", path, kindText(held), kindText(want))
+		return fmt.Errorf("--state %s holds a listing of kind %s, these flags ask for kind %s (check --unique)", path, coordinator.KindName(held), coordinator.KindName(want))
 	}
 	return nil
 }
@@ -169,17 +169,4 @@ func kindOf(cfg options) solver.Kind {
 		return solver.KindAll
 	}
 	return solver.KindCount
-}
-
-// kindText names a plan kind as the summary does.
-func kindText(k solver.Kind) string {
-	switch k {
-	case solver.KindCount:
-		return "count"
-	case solver.KindAll:
-		return "all"
-	case solver.KindUnique:
-		return "unique"
-	}
-	return fmt.Sprintf("unknown (%d)", k)
 }
