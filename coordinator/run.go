@@ -434,7 +434,8 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
 }
 
 // KindName names a plan kind as the summary does: count, all (a listing
-// of every solution) or unique (a listing of fundamental ones).
+// of every solution), unique (a listing of fundamental ones) or pinned
+// (the completions of Config.Pins).
 func KindName(k solver.Kind) string {
 	switch k {
 	case solver.KindCount:
