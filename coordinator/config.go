@@ -10,6 +10,8 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/nqueens/nqueens/internal/connguard"
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -124,9 +126,9 @@ type Config struct {
 	OpenJournal func(plan solver.Plan) (Journal, map[int]solver.Counts, error)
 
 	// Test seams.
-	clock     Clock       // lease clock (real time)
-	maxConns  int         // lowers maxConnections
-	testConns *connLimits // the connection limits instead of the defaults (listener.go)
+	clock     Clock             // lease clock (real time)
+	maxConns  int               // lowers maxConnections
+	testConns *connguard.Limits // the connection limits instead of the defaults
 	// testRecords makes the listing sort n-byte records, the path of n
 	// above 16, on a board small enough to test.
 	testRecords bool
@@ -241,4 +243,20 @@ func (c Config) withDefaults() Config {
 		c.clock = realClock{}
 	}
 	return c
+}
+
+// connLimits returns the connection limits of c's run (package connguard):
+// every joined worker with room for probes and Joins in flight, and the
+// embedded workers on loopback beyond the per-address cap.
+func (c Config) connLimits() connguard.Limits {
+	if c.testConns != nil {
+		return *c.testConns
+	}
+	l := connguard.DefaultLimits(maxConnections)
+	l.Loopback = c.Workers
+	l.JoinMethod = nqueenspb.CoordinatorService_Join_FullMethodName
+	if c.maxConns > 0 {
+		l.Total = c.maxConns
+	}
+	return l
 }

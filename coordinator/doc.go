@@ -27,8 +27,9 @@
 //     mailbox messages into WorkResponses (batched for workers that read
 //     batches), checks every message against the limits, and spills a
 //     listing's batches into the listing package's spools.
-//   - listener.go: connections before anyone has joined: handshake
-//     timeout, idle pre-join connections closed, a cap per address.
+//   - Connections before anyone has joined are package connguard's:
+//     handshake timeout, idle pre-join connections closed, a cap per
+//     address (config.go's connLimits sets its bounds for the job).
 //   - run.go: the Job: New, Run's start and shutdown, Status.
 //
 // How it stays exact. A worker grants credits (Ready) and gets at most
@@ -67,7 +68,7 @@
 // sample of committed tasks on other workers and quarantines workers
 // caught lying (verify.go).
 //
-// Bounds (limits.go, listener.go, outbox.go, warn.go): everything a peer
+// Bounds (limits.go, outbox.go, warn.go, internal/connguard): everything a peer
 // can make the coordinator hold has a limit, named with its reason:
 // message sizes, streams per connection, joined workers (maxSessions),
 // credits, connections in all and per address before Join, the messages

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/connguard"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/render"
 	"github.com/nqueens/nqueens/solver"
@@ -245,9 +246,9 @@ func TestConnectionLimit(t *testing.T) {
 	checkLeaks(t)
 	cfg := testConfig(6, 0)
 	lim := cfg.connLimits()
-	lim.total = 2
-	var g *guard
-	lim.made = func(made *guard) { g = made }
+	lim.Total = 2
+	var g *connguard.Guard
+	lim.Made = func(made *connguard.Guard) { g = made }
 	cfg.testConns = &lim
 	r := startJob(t, context.Background(), cfg)
 	var idle []net.Conn
@@ -259,7 +260,7 @@ func TestConnectionLimit(t *testing.T) {
 		defer c.Close()
 		idle = append(idle, c)
 	}
-	waitFor(t, "both idle connections admitted", func() bool { open, _ := g.counts(); return open == 2 })
+	waitFor(t, "both idle connections admitted", func() bool { open, _ := g.Counts(); return open == 2 })
 	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package coordinator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/nqueens/nqueens/auth"
 	"github.com/nqueens/nqueens/auth/authtest"
+	"github.com/nqueens/nqueens/internal/connguard"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/worker"
@@ -100,9 +100,9 @@ func dialIdle(t *testing.T, addr string) []net.Conn {
 
 // slowLimits are the default limits with timeouts far longer than the
 // test, so that only the shutdown path can be what closes connections.
-func slowLimits(cfg Config) *connLimits {
+func slowLimits(cfg Config) *connguard.Limits {
 	l := cfg.connLimits()
-	l.handshake, l.idle = time.Hour, time.Hour
+	l.Handshake, l.Idle = time.Hour, time.Hour
 	return &l
 }
 
@@ -154,9 +154,9 @@ func TestHandshakeAndIdleTimeouts(t *testing.T) {
 	checkLeaks(t)
 	cfg := testConfig(10, 0)
 	lim := cfg.connLimits()
-	lim.handshake, lim.idle = 300*time.Millisecond, 600*time.Millisecond
-	var g *guard
-	lim.made = func(made *guard) { g = made }
+	lim.Handshake, lim.Idle = 300*time.Millisecond, 600*time.Millisecond
+	var g *connguard.Guard
+	lim.Made = func(made *connguard.Guard) { g = made }
 	cfg.testConns = &lim
 	r := startJob(t, context.Background(), cfg)
 	idle := dialIdle(t, r.addr)
@@ -169,10 +169,10 @@ func TestHandshakeAndIdleTimeouts(t *testing.T) {
 			t.Fatalf("%s connection still open after %v", idleKinds[i].name, eventTimeout)
 		}
 	}
-	if d := time.Since(start); d < lim.handshake/2 {
-		t.Errorf("idle connections closed after %v, before the handshake timeout %v", d, lim.handshake)
+	if d := time.Since(start); d < lim.Handshake/2 {
+		t.Errorf("idle connections closed after %v, before the handshake timeout %v", d, lim.Handshake)
 	}
-	if open, _ := g.counts(); open != 0 {
+	if open, _ := g.Counts(); open != 0 {
 		t.Errorf("%d connections still counted open, want 0", open)
 	}
 	// A worker that joins and then computes for longer than the idle time
@@ -267,31 +267,31 @@ func flood(t *testing.T, target string, addrs []*net.TCPAddr, perAddr int) []net
 // with perAddr connections each, and one address with overCap (beyond
 // its cap); second wave: more addresses, to push the total over its
 // bound.
-func checkFloodJoin(t *testing.T, lim connLimits, addrs, perAddr, overCap, second int) {
+func checkFloodJoin(t *testing.T, lim connguard.Limits, addrs, perAddr, overCap, second int) {
 	cfg := testConfig(10, 0)
-	var g *guard
-	lim.made = func(made *guard) { g = made }
+	var g *connguard.Guard
+	lim.Made = func(made *connguard.Guard) { g = made }
 	cfg.testConns = &lim
 	r := startJob(t, context.Background(), cfg)
 	all := floodAddrs(t, addrs+1+second)
 	first := flood(t, r.addr, all[1:addrs+1], perAddr)
 	over := flood(t, r.addr, all[:1], overCap)
-	if kept := countOpen(over); kept != lim.perAddr {
-		t.Errorf("one address holds %d of its %d idle connections, want its cap %d", kept, overCap, lim.perAddr)
+	if kept := countOpen(over); kept != lim.PerAddr {
+		t.Errorf("one address holds %d of its %d idle connections, want its cap %d", kept, overCap, lim.PerAddr)
 	}
 	more := flood(t, r.addr, all[addrs+1:], perAddr)
-	waitFor(t, "the flood accepted", func() bool { open, _ := g.counts(); return open == lim.total })
-	open, unjoined := g.counts()
+	waitFor(t, "the flood accepted", func() bool { open, _ := g.Counts(); return open == lim.Total })
+	open, unjoined := g.Counts()
 	t.Logf("%d idle connections opened; %d open on the server (%d unjoined)", len(first)+len(over)+len(more), open, unjoined)
 	start := time.Now()
 	wait := startWorkers(context.Background(), r.addr)
 	s, err := r.wait(t)
 	checkTotal(t, s, err, 10)
-	if d := time.Since(start); d > lim.handshake/2 {
-		t.Errorf("the worker needed %v to join and finish, want well under the handshake timeout %v", d, lim.handshake)
+	if d := time.Since(start); d > lim.Handshake/2 {
+		t.Errorf("the worker needed %v to join and finish, want well under the handshake timeout %v", d, lim.Handshake)
 	}
-	if open, _ := g.counts(); open > lim.total {
-		t.Errorf("%d connections open, want at most %d", open, lim.total)
+	if open, _ := g.Counts(); open > lim.Total {
+		t.Errorf("%d connections open, want at most %d", open, lim.Total)
 	}
 	for _, err := range wait() {
 		if err != nil {
@@ -305,7 +305,7 @@ func checkFloodJoin(t *testing.T, lim connLimits, addrs, perAddr, overCap, secon
 func TestIdleFloodDoesNotLockOutWorkers(t *testing.T) {
 	checkLeaks(t)
 	raiseFDLimit(t, 2000)
-	lim := connLimits{total: 150, perAddr: 20, handshake: time.Minute, idle: time.Minute}
+	lim := connguard.Limits{Total: 150, PerAddr: 20, Handshake: time.Minute, Idle: time.Minute}
 	checkFloodJoin(t, lim, 6, 20, 60, 4) // 120 + 60 + 80 connections for 150 places
 }
 
@@ -319,9 +319,9 @@ func TestIdleFloodDoesNotLockOutWorkersLong(t *testing.T) {
 	checkLeaks(t)
 	raiseFDLimit(t, 12000)
 	lim := testConfig(10, 0).connLimits()
-	lim.handshake, lim.idle = time.Minute, time.Minute
+	lim.Handshake, lim.Idle = time.Minute, time.Minute
 	// 61 addresses at their cap (3,904), one over it, then 16 more: 5,056.
-	checkFloodJoin(t, lim, 61, maxPreAuthPerAddr, 2*maxPreAuthPerAddr, 16)
+	checkFloodJoin(t, lim, 61, connguard.DefaultPerAddr, 2*connguard.DefaultPerAddr, 16)
 }
 
 // TestReconnectingFlood: attackers from a dozen addresses re-open every
@@ -332,15 +332,15 @@ func TestReconnectingFlood(t *testing.T) {
 	checkLeaks(t)
 	raiseFDLimit(t, 2000)
 	cfg := testConfig(11, 0)
-	lim := connLimits{total: 150, perAddr: 20, handshake: time.Minute, idle: time.Minute}
-	var g *guard
-	lim.made = func(made *guard) { g = made }
+	lim := connguard.Limits{Total: 150, PerAddr: 20, Handshake: time.Minute, Idle: time.Minute}
+	var g *connguard.Guard
+	lim.Made = func(made *connguard.Guard) { g = made }
 	cfg.testConns = &lim
 	r := startJob(t, context.Background(), cfg)
 	stop := make(chan struct{})
 	var attackers sync.WaitGroup
 	for _, a := range floodAddrs(t, 12) {
-		for range lim.perAddr {
+		for range lim.PerAddr {
 			attackers.Add(1)
 			go func() {
 				defer attackers.Done()
@@ -365,36 +365,15 @@ func TestReconnectingFlood(t *testing.T) {
 		}
 	}
 	defer func() { close(stop); attackers.Wait() }()
-	waitFor(t, "the places taken", func() bool { open, _ := g.counts(); return open == lim.total })
+	waitFor(t, "the places taken", func() bool { open, _ := g.Counts(); return open == lim.Total })
 	start := time.Now()
 	wait := startWorkers(context.Background(), r.addr)
 	s, err := r.wait(t)
 	checkTotal(t, s, err, 11)
-	t.Logf("a worker joined and counted N=11 in %v under the flood (%d connections refused or pushed out)", time.Since(start).Round(time.Millisecond), g.refused())
+	t.Logf("a worker joined and counted N=11 in %v under the flood (%d connections refused or pushed out)", time.Since(start).Round(time.Millisecond), g.Refused())
 	for _, err := range wait() {
 		if err != nil {
 			t.Errorf("worker: %v", err)
-		}
-	}
-}
-
-// TestAddrKey: IPv4 peers count by address, IPv6 ones by /64.
-func TestAddrKey(t *testing.T) {
-	for _, tc := range []struct {
-		ip   string
-		key  string
-		loop bool
-	}{
-		{"192.0.2.7", "192.0.2.7", false},
-		{"127.0.0.1", "127.0.0.1", true},
-		{"::ffff:192.0.2.7", "192.0.2.7", false},
-		{"2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64", false},
-		{"2001:db8:1:2:bbbb::9", "2001:db8:1:2::/64", false},
-		{"::1", "::/64", true},
-	} {
-		key, loop := addrKey(&net.TCPAddr{IP: net.ParseIP(tc.ip), Port: 1234})
-		if key != tc.key || loop != tc.loop {
-			t.Errorf("addrKey(%s) = %q, %v; want %q, %v", tc.ip, key, loop, tc.key, tc.loop)
 		}
 	}
 }
@@ -404,52 +383,16 @@ func TestAddrKey(t *testing.T) {
 func TestEmbeddedWorkersOverTheCap(t *testing.T) {
 	cfg := testConfig(9, 12)
 	lim := cfg.connLimits()
-	lim.perAddr = 2
-	var g *guard
-	lim.made = func(made *guard) { g = made }
+	lim.PerAddr = 2
+	var g *connguard.Guard
+	lim.Made = func(made *connguard.Guard) { g = made }
 	cfg.testConns = &lim
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	s, err := Run(ctx, cfg, hclog.NewNullLogger())
 	checkTotal(t, s, err, 9)
-	if g == nil || g.refused() != 0 {
-		t.Errorf("the guard refused %d connections of embedded workers, want 0", g.refused())
-	}
-}
-
-// TestUnjoinedSet: the connection pushed out is the oldest of an address
-// holding the most, and the counts follow adds and removes.
-func TestUnjoinedSet(t *testing.T) {
-	u := unjoinedSet{addrs: make(map[string]*addrConns)}
-	if u.heaviestOldest() != nil {
-		t.Fatal("heaviestOldest of an empty set is not nil")
-	}
-	for i, key := range []string{"a", "b", "a", "c", "a", "c"} {
-		u.add(&guardConn{key: key, remote: fmt.Sprint(i)})
-	}
-	for _, step := range []struct {
-		want string // remote of the connection to push out
-		n    int
-	}{{"0", 6}, {"", 5}, {"", 4}, {"", 3}, {"", 2}, {"", 1}} {
-		got := u.heaviestOldest()
-		if step.want != "" && got.remote != step.want {
-			t.Errorf("heaviestOldest = %s, want %s", got.remote, step.want)
-		}
-		if u.n != step.n {
-			t.Errorf("n = %d, want %d", u.n, step.n)
-		}
-		most := 0
-		for _, a := range u.addrs {
-			most = max(most, a.conns.Len())
-		}
-		if c := u.count(got.key); c != most {
-			t.Errorf("pushed out a connection of %s, which holds %d; the most is %d", got.key, c, most)
-		}
-		u.remove(got)
-		u.remove(got) // twice is harmless
-	}
-	if u.n != 0 || len(u.addrs) != 0 || u.heaviestOldest() != nil {
-		t.Errorf("after removing all: n=%d, %d addresses", u.n, len(u.addrs))
+	if g == nil || g.Refused() != 0 {
+		t.Errorf("the guard refused %d connections of embedded workers, want 0", g.Refused())
 	}
 }
 
@@ -482,9 +425,9 @@ func TestJoinedOverTLSWithToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	lim := cfg.connLimits()
-	lim.idle = 300 * time.Millisecond
-	var g *guard
-	lim.made = func(made *guard) { g = made }
+	lim.Idle = 300 * time.Millisecond
+	var g *connguard.Guard
+	lim.Made = func(made *connguard.Guard) { g = made }
 	cfg.testConns = &lim
 	r := startJob(t, context.Background(), cfg)
 	client := func(tok string) (*grpc.ClientConn, []grpc.DialOption) {
@@ -511,9 +454,9 @@ func TestJoinedOverTLSWithToken(t *testing.T) {
 	if _, err := nqueenspb.NewCoordinatorServiceClient(good).Join(ctx, join); err != nil {
 		t.Fatalf("Join with the token: %v", err)
 	}
-	waitFor(t, "the wrong token's connection closed", func() bool { open, unjoined := g.counts(); return open == 1 && unjoined == 0 })
-	time.Sleep(2 * lim.idle)
-	if open, unjoined := g.counts(); open != 1 || unjoined != 0 {
+	waitFor(t, "the wrong token's connection closed", func() bool { open, unjoined := g.Counts(); return open == 1 && unjoined == 0 })
+	time.Sleep(2 * lim.Idle)
+	if open, unjoined := g.Counts(); open != 1 || unjoined != 0 {
 		t.Errorf("after twice the idle time: %d open, %d unjoined; want the joined connection alone", open, unjoined)
 	}
 	good.Close()

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/nqueens/nqueens/internal/connguard"
 	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -159,8 +160,8 @@ func (j *Job) prepare() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	guard := newGuard(lis, cfg.connLimits(), j.log.Named("listener")) // listener.go
-	j.cfg.ServerOptions = append(guard.serverOptions(), cfg.ServerOptions...)
+	guard := connguard.New(lis, cfg.connLimits(), j.log.Named("listener"))
+	j.cfg.ServerOptions = append(guard.ServerOptions(), cfg.ServerOptions...)
 	j.lis = guard
 	j.svc = newService(j.sched, j.log.Named("server"), cfg.Heartbeat, j.pub)
 	logListen := j.log.Info // remote workers need the address

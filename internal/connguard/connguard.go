@@ -1,4 +1,16 @@
-package coordinator
+// Package connguard is the listener of a gRPC server whose callers must
+// join before they work: it bounds what a peer without credentials can
+// hold. Connections that finish no handshake, or that sit open without a
+// successful Join, are closed; one address cannot hold more than a few of
+// them; when every place is taken a new connection pushes out the oldest
+// one that has not joined; and closing the listener closes every
+// connection with no call in flight, so a server's Stop never waits for a
+// handshake.
+//
+//	g := connguard.New(lis, connguard.DefaultLimits(total), log)
+//	srv := grpc.NewServer(append(g.ServerOptions(), opts...)...)
+//	srv.Serve(g)
+package connguard
 
 import (
 	"container/list"
@@ -10,8 +22,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
-
-	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 )
 
 // Connection-level defences (issue 12 D2, D3). Authentication happens per
@@ -22,62 +32,57 @@ import (
 // a new one pushes out the oldest that has not joined, so idle connections
 // from anyone never lock a worker out.
 const (
-	// handshakeTimeout bounds the TLS and HTTP/2 handshake of a new
+	// DefaultHandshake bounds the TLS and HTTP/2 handshake of a new
 	// connection (grpc.ConnectionTimeout; gRPC's default is 120 s). A
 	// worker needs a round trip or two; a connection that sends nothing
 	// would hold a file descriptor and, until it times out, delay the
 	// coordinator's exit (grpc's Stop waits for handshakes in progress).
-	handshakeTimeout = 5 * time.Second
-	// preAuthIdle is how long a connection that has not joined (no
+	DefaultHandshake = 5 * time.Second
+	// DefaultIdle is how long a connection that has not joined (no
 	// successful Join on it) may stay open with no RPC in flight. Health
 	// probes and grpcurl ask and leave at once; a worker joins on its first
 	// RPC. Whatever keeps a connection open without asking anything is not
 	// a worker.
-	preAuthIdle = 10 * time.Second
-	// maxPreAuthPerAddr caps the connections one address (an IPv4 address,
+	DefaultIdle = 10 * time.Second
+	// DefaultPerAddr caps the connections one address (an IPv4 address,
 	// an IPv6 /64, which one host usually has whole) holds open before they
 	// join; a new one beyond it is closed at once. Joined workers do not
 	// count, so any number of them may share an address behind a NAT; 64
 	// leaves room for that many workers starting at the same moment.
 	// Embedded workers add their number for loopback.
-	maxPreAuthPerAddr = 64
+	DefaultPerAddr = 64
 	// connLogInterval is the least time between two log lines about
 	// refused or closed connections; the lines in between are counted.
 	connLogInterval = 10 * time.Second
 )
 
-// connLimits are the guard's bounds; tests lower them (Config.testConns).
-type connLimits struct {
-	total     int           // open connections (maxConnections)
-	perAddr   int           // unjoined connections per address (maxPreAuthPerAddr)
-	loopback  int           // added to perAddr for loopback addresses: the embedded workers
-	handshake time.Duration // handshakeTimeout
-	idle      time.Duration // preAuthIdle
-	made      func(*guard)  // tests: told the guard once it exists
+// Limits are the guard's bounds.
+type Limits struct {
+	Total     int           // open connections
+	PerAddr   int           // unjoined connections per address (DefaultPerAddr)
+	Loopback  int           // added to PerAddr for loopback addresses: a server's own embedded clients
+	Handshake time.Duration // DefaultHandshake
+	Idle      time.Duration // DefaultIdle
+	Made      func(*Guard)  // tests: told the guard once it exists
+	// JoinMethod is the full gRPC method whose success marks a connection
+	// joined.
+	JoinMethod string
 }
 
-// connLimits returns the connection limits of c's run.
-func (c Config) connLimits() connLimits {
-	if c.testConns != nil {
-		return *c.testConns
-	}
-	l := connLimits{total: maxConnections, perAddr: maxPreAuthPerAddr, loopback: c.Workers,
-		handshake: handshakeTimeout, idle: preAuthIdle}
-	if c.maxConns > 0 {
-		l.total = c.maxConns
-	}
-	return l
+// DefaultLimits are the limits of a server that holds total connections.
+func DefaultLimits(total int) Limits {
+	return Limits{Total: total, PerAddr: DefaultPerAddr, Handshake: DefaultHandshake, Idle: DefaultIdle}
 }
 
-// guard is the server's listener: it admits connections within the
+// Guard is the server's listener: it admits connections within the
 // limits, tracks which have joined (a successful Join on them) and which
 // have RPCs in flight, through the interceptors of serverOptions, and
 // closes those that break the rules. Closing it also closes every
 // connection with no RPC in flight, so that gRPC's Stop and GracefulStop,
 // which wait for handshakes in progress, return at once.
-type guard struct {
+type Guard struct {
 	net.Listener
-	lim connLimits
+	lim Limits
 	log hclog.Logger
 
 	mu       sync.Mutex            // guards every field below and the guardConns' fields
@@ -97,7 +102,7 @@ type connStats struct {
 // guardConn is one admitted connection.
 type guardConn struct {
 	net.Conn
-	g      *guard
+	g      *Guard
 	remote string // RemoteAddr().String(), the key of g.conns and of peer.Addr
 	key    string // addrKey
 
@@ -110,35 +115,37 @@ type guardConn struct {
 	closeOnce  sync.Once
 }
 
-func newGuard(lis net.Listener, lim connLimits, log hclog.Logger) *guard {
-	g := &guard{Listener: lis, lim: lim, log: log, conns: make(map[string]*guardConn),
+// New guards lis with the limits lim; log gets a summary of refusals at
+// most every connLogInterval.
+func New(lis net.Listener, lim Limits, log hclog.Logger) *Guard {
+	g := &Guard{Listener: lis, lim: lim, log: log, conns: make(map[string]*guardConn),
 		unjoined: unjoinedSet{addrs: make(map[string]*addrConns)}}
-	if lim.made != nil {
-		lim.made(g)
+	if lim.Made != nil {
+		lim.Made(g)
 	}
 	return g
 }
 
-// refused returns how many connections were refused or closed before
+// Refused returns how many connections were refused or closed before
 // joining.
-func (g *guard) refused() int {
+func (g *Guard) Refused() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.refusals + g.stats.perAddr + g.stats.full + g.stats.evicted + g.stats.idle
 }
 
-// counts returns the open and the unjoined connections.
-func (g *guard) counts() (open, unjoined int) {
+// Counts returns the open and the unjoined connections.
+func (g *Guard) Counts() (open, unjoined int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.conns), g.unjoined.n
 }
 
-// serverOptions are the gRPC server options the guard needs: the short
+// ServerOptions are the gRPC server options the guard needs: the short
 // handshake timeout and the interceptors that see joins and RPCs.
-func (g *guard) serverOptions() []grpc.ServerOption {
+func (g *Guard) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ConnectionTimeout(g.lim.handshake),
+		grpc.ConnectionTimeout(g.lim.Handshake),
 		grpc.ChainUnaryInterceptor(g.unary),
 		grpc.ChainStreamInterceptor(g.stream),
 	}
@@ -146,7 +153,7 @@ func (g *guard) serverOptions() []grpc.ServerOption {
 
 // Accept returns the next connection within the limits; those beyond
 // them are closed here and never reach gRPC.
-func (g *guard) Accept() (net.Conn, error) {
+func (g *Guard) Accept() (net.Conn, error) {
 	for {
 		c, err := g.Listener.Accept()
 		if err != nil {
@@ -163,14 +170,14 @@ func (g *guard) Accept() (net.Conn, error) {
 // reached, the oldest unjoined connection of the address that holds the
 // most is closed to make room: a lone worker is pushed out only by a
 // flood from as many addresses as there are places.
-func (g *guard) admit(c net.Conn) *guardConn {
+func (g *Guard) admit(c net.Conn) *guardConn {
 	remote := c.RemoteAddr()
 	key, loop := addrKey(remote)
 	var victim *guardConn
 	g.mu.Lock()
-	limit := g.lim.perAddr
+	limit := g.lim.PerAddr
 	if loop {
-		limit += g.lim.loopback
+		limit += g.lim.Loopback
 	}
 	refuse := func(count *int) *guardConn {
 		*count++
@@ -186,7 +193,7 @@ func (g *guard) admit(c net.Conn) *guardConn {
 		return nil
 	case g.unjoined.count(key) >= limit:
 		return refuse(&g.stats.perAddr)
-	case len(g.conns) >= g.lim.total:
+	case len(g.conns) >= g.lim.Total:
 		victim = g.unjoined.heaviestOldest()
 		if victim == nil {
 			return refuse(&g.stats.full)
@@ -197,7 +204,7 @@ func (g *guard) admit(c net.Conn) *guardConn {
 	gc := &guardConn{Conn: c, g: g, remote: remote.String(), key: key, lastActive: time.Now()}
 	g.unjoined.add(gc)
 	g.conns[gc.remote] = gc
-	gc.timer = time.AfterFunc(g.lim.idle, gc.checkIdle)
+	gc.timer = time.AfterFunc(g.lim.Idle, gc.checkIdle)
 	g.logLocked()
 	g.mu.Unlock()
 	if victim != nil {
@@ -207,7 +214,7 @@ func (g *guard) admit(c net.Conn) *guardConn {
 }
 
 // dropLocked forgets gc (closed, or about to be); it can be called twice.
-func (g *guard) dropLocked(gc *guardConn) {
+func (g *Guard) dropLocked(gc *guardConn) {
 	if gc.gone {
 		return
 	}
@@ -219,7 +226,7 @@ func (g *guard) dropLocked(gc *guardConn) {
 
 // logLocked writes one line about the connections refused or closed
 // since the last one, at most every connLogInterval.
-func (g *guard) logLocked() {
+func (g *Guard) logLocked() {
 	if g.stats == (connStats{}) || time.Since(g.lastLog) < connLogInterval {
 		return
 	}
@@ -234,7 +241,7 @@ func (g *guard) logLocked() {
 // Close stops accepting and closes every connection with no RPC in
 // flight: handshakes in progress, idle connections. Those with RPCs are
 // left to GracefulStop's drain (or Stop).
-func (g *guard) Close() error {
+func (g *Guard) Close() error {
 	g.mu.Lock()
 	g.closed = true
 	var idle []*guardConn
@@ -263,7 +270,7 @@ func (gc *guardConn) Close() error {
 	return err
 }
 
-// checkIdle runs preAuthIdle after the accept or the last RPC: it closes
+// checkIdle runs DefaultIdle after the accept or the last RPC: it closes
 // an unjoined connection that has had no RPC in flight since.
 func (gc *guardConn) checkIdle() {
 	g := gc.g
@@ -272,8 +279,8 @@ func (gc *guardConn) checkIdle() {
 		g.mu.Unlock()
 		return
 	}
-	if idle := time.Since(gc.lastActive); gc.active > 0 || idle < g.lim.idle {
-		gc.timer.Reset(max(g.lim.idle-idle, time.Millisecond))
+	if idle := time.Since(gc.lastActive); gc.active > 0 || idle < g.lim.Idle {
+		gc.timer.Reset(max(g.lim.Idle-idle, time.Millisecond))
 		g.mu.Unlock()
 		return
 	}
@@ -285,7 +292,7 @@ func (gc *guardConn) checkIdle() {
 
 // rpcStarted and rpcEnded track the RPCs in flight on the connection of
 // ctx's peer; a Join that succeeded marks the connection joined.
-func (g *guard) rpcStarted(ctx context.Context) *guardConn {
+func (g *Guard) rpcStarted(ctx context.Context) *guardConn {
 	p, ok := peer.FromContext(ctx)
 	if !ok || p.Addr == nil {
 		return nil
@@ -299,7 +306,7 @@ func (g *guard) rpcStarted(ctx context.Context) *guardConn {
 	return gc
 }
 
-func (g *guard) rpcEnded(gc *guardConn, joined bool) {
+func (g *Guard) rpcEnded(gc *guardConn, joined bool) {
 	if gc == nil {
 		return
 	}
@@ -315,14 +322,14 @@ func (g *guard) rpcEnded(gc *guardConn, joined bool) {
 
 // unary and stream are the guard's interceptors. Whether they run before
 // or after the token check, a Join's nil error means it passed both.
-func (g *guard) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (g *Guard) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	gc := g.rpcStarted(ctx)
 	resp, err := handler(ctx, req)
-	g.rpcEnded(gc, err == nil && info.FullMethod == nqueenspb.CoordinatorService_Join_FullMethodName)
+	g.rpcEnded(gc, err == nil && info.FullMethod == g.lim.JoinMethod)
 	return resp, err
 }
 
-func (g *guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func (g *Guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	gc := g.rpcStarted(ss.Context())
 	err := handler(srv, ss)
 	g.rpcEnded(gc, false)
