@@ -266,7 +266,7 @@ func (s *scheduler) addLocked(c solver.Counts, sign int) {
 		s.solutions, s.unique, s.nodes = s.solutions-c.Total, s.unique-c.Unique, s.nodes-c.Nodes
 		return
 	}
-	s.solutions, s.unique, s.nodes = s.solutions+c.Total, s.unique+c.Unique, s.nodes+c.Nodes
+	s.solutions, s.unique, s.nodes = s.solutions+c.Total, s.unique+c.Unique, solver.SaturatingAdd(s.nodes, c.Nodes)
 }
 
 // committedLocked is the sum of the committed counts so far (nodes aside).

@@ -22,3 +22,20 @@ func TestKnownMatchesCount(t *testing.T) {
 		}
 	}
 }
+
+// TestAddSaturatesNodes: solution counts that overflow are an error, the
+// node count (a measure of work: a whole N=28 run has about 5.7e19 nodes)
+// saturates instead.
+func TestAddSaturatesNodes(t *testing.T) {
+	const max = ^uint64(0)
+	got, err := Counts{Total: 2, Nodes: max - 1}.Add(Counts{Total: 4, Nodes: 5})
+	if err != nil || got.Total != 6 || got.Nodes != max {
+		t.Errorf("Add with nodes past uint64 = %+v, %v; want total 6, nodes %d, no error", got, err)
+	}
+	if _, err := (Counts{Total: max}).Add(Counts{Total: 1}); err != ErrOverflow {
+		t.Errorf("Add with a total past uint64: %v, want ErrOverflow", err)
+	}
+	if _, err := (Counts{Unique: max}).Add(Counts{Unique: 1}); err != ErrOverflow {
+		t.Errorf("Add with a fundamental count past uint64: %v, want ErrOverflow", err)
+	}
+}

@@ -64,12 +64,23 @@ type Counts struct {
 // ErrOverflow is returned by Counts.Add when a sum does not fit in uint64.
 var ErrOverflow = errors.New("count overflows uint64")
 
-// Add returns c + o, or ErrOverflow if any field would wrap around.
+// Add returns c + o, or ErrOverflow if a solution count would wrap
+// around. Nodes, a measure of the work and not a result, saturate at
+// math.MaxUint64 instead: the nodes of a whole N=28 run are about three
+// times what a uint64 holds, and its solutions still fit.
 func (c Counts) Add(o Counts) (Counts, error) {
-	if c.Total > math.MaxUint64-o.Total || c.Unique > math.MaxUint64-o.Unique || c.Nodes > math.MaxUint64-o.Nodes {
+	if c.Total > math.MaxUint64-o.Total || c.Unique > math.MaxUint64-o.Unique {
 		return c, ErrOverflow
 	}
-	return Counts{Total: c.Total + o.Total, Unique: c.Unique + o.Unique, Nodes: c.Nodes + o.Nodes}, nil
+	return Counts{Total: c.Total + o.Total, Unique: c.Unique + o.Unique, Nodes: SaturatingAdd(c.Nodes, o.Nodes)}, nil
+}
+
+// SaturatingAdd returns a + b, or math.MaxUint64 if the sum does not fit.
+func SaturatingAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
 }
 
 // checkN returns an error naming the allowed range when n cannot be counted
