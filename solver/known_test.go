@@ -30,7 +30,7 @@ func TestAddSaturatesNodes(t *testing.T) {
 	const max = ^uint64(0)
 	got, err := Counts{Total: 2, Nodes: max - 1}.Add(Counts{Total: 4, Nodes: 5})
 	if err != nil || got.Total != 6 || got.Nodes != max {
-		t.Errorf("Add with nodes past uint64 = %+v, %v; want total 6, nodes %d, no error", got, err)
+		t.Errorf("Add with nodes past uint64 = %+v, %v; want total 6, nodes %d, no error", got, err, uint64(max))
 	}
 	if _, err := (Counts{Total: max}).Add(Counts{Total: 1}); err != ErrOverflow {
 		t.Errorf("Add with a total past uint64: %v, want ErrOverflow", err)
