@@ -168,6 +168,9 @@ type Journal struct {
 	seen    map[int]uint64      // committed task index -> its worker key
 	bad     map[uint64]struct{} // distrusted workers
 	buf     []byte
+	pending []byte              // frames queued since the last write: the bytes [written, off)
+	spare   []byte              // the previous write's buffer, for the next queue
+	written int64               // bytes written to the file (<= off)
 	failed  error               // sticky: set when a write or fsync failed
 	onSync  func(time.Duration) // ObserveSync's observer, or nil
 }
@@ -377,7 +380,7 @@ func Read(path string) (Replay, error) {
 }
 
 func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]uint64) *Journal {
-	j := &Journal{path: path, f: f, off: off, synced: off, tasks: tasks, seen: seen, bad: make(map[uint64]struct{})}
+	j := &Journal{path: path, f: f, off: off, written: off, synced: off, tasks: tasks, seen: seen, bad: make(map[uint64]struct{})}
 	j.cond = sync.NewCond(&j.mu)
 	return j
 }
@@ -456,50 +459,68 @@ func (j *Journal) usableLocked() error {
 	return nil
 }
 
-// writeLocked writes one frame of payload at the end of the file.
+// writeLocked queues one frame of payload at the end of the journal; the
+// next sync writes every queued frame with one write and one fsync.
 func (j *Journal) writeLocked(payload []byte) error {
-	frame := appendFrame(make([]byte, 0, frameHeader+len(payload)), payload)
+	j.pending = appendFrame(j.pending, payload)
 	j.buf = payload[:0]
-	if _, err := j.f.WriteAt(frame, j.off); err != nil {
-		j.failed = err
-		j.f.Truncate(j.off) // best effort; a resume truncates a torn tail anyway
-		return fmt.Errorf("journal: write: %w", err)
-	}
-	j.off += int64(len(frame))
+	j.off += int64(frameHeader + len(payload))
 	return nil
 }
 
 // syncLocked returns once everything written so far is on disk. Group
-// commit: one fsync covers every record written before it started, so
-// concurrent writers share fsyncs instead of queueing for one each.
+// commit: the Append that finds no sync under way writes every frame queued
+// until then in one write and makes it durable with one fsync, so
+// concurrent writers share a write and an fsync instead of queueing for
+// one each.
 func (j *Journal) syncLocked() error {
 	end := j.off
 	for j.synced < end {
 		if j.failed != nil {
-			return fmt.Errorf("journal: fsync: %w", j.failed)
+			return fmt.Errorf("journal %s: %w", j.path, j.failed)
 		}
 		if j.syncing {
 			j.cond.Wait()
 			continue
 		}
-		j.syncing = true
-		target, f, obs := j.off, j.f, j.onSync
-		j.mu.Unlock()
+		j.flushLocked()
+	}
+	return nil
+}
+
+// flushLocked writes and fsyncs the queued frames, outside the lock: the
+// caller holds mu, and flushLocked gives it up meanwhile.
+func (j *Journal) flushLocked() {
+	j.syncing = true
+	data, at := j.pending, j.written
+	j.pending = j.spare[:0]
+	target, f, obs := j.off, j.f, j.onSync
+	j.mu.Unlock()
+	var err error
+	if len(data) > 0 {
+		if _, err = f.WriteAt(data, at); err != nil {
+			f.Truncate(at) // best effort; a resume truncates a torn tail anyway
+			err = fmt.Errorf("write: %w", err)
+		}
+	}
+	if err == nil {
 		t0 := time.Now()
-		err := f.Sync()
+		if err = f.Sync(); err != nil {
+			err = fmt.Errorf("fsync: %w", err)
+		}
 		if obs != nil {
 			obs(time.Since(t0))
 		}
-		j.mu.Lock()
-		j.syncing = false
-		if err != nil {
-			j.failed = err
-		} else {
-			j.synced = target
-		}
-		j.cond.Broadcast()
 	}
-	return nil
+	j.mu.Lock()
+	j.syncing = false
+	j.spare = data
+	if err != nil {
+		j.failed = err
+	} else {
+		j.written, j.synced = at+int64(len(data)), target
+	}
+	j.cond.Broadcast()
 }
 
 // ObserveSync makes every later fsync of an Append or Distrust call f with
@@ -539,13 +560,8 @@ func (j *Journal) Close() error {
 	for j.syncing {
 		j.cond.Wait()
 	}
-	if j.synced < j.off && j.failed == nil { // a waiting Append's record: sync it for them
-		if err := j.f.Sync(); err != nil {
-			j.failed = err
-		} else {
-			j.synced = j.off
-		}
-		j.cond.Broadcast()
+	if j.synced < j.off && j.failed == nil { // a waiting Append's record: write it for them
+		j.flushLocked()
 	}
 	err := j.f.Close()
 	j.f = nil
