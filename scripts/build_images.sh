@@ -30,9 +30,12 @@ ctx=$work/context
 mkdir -p "$ctx/bin" "$ctx/state" "$ctx/tmp"
 chmod 0755 "$ctx/state" "$ctx/tmp"
 
+# GOFLAGS without -buildvcs=false (some machines set it): the binaries
+# carry the revision they were built from.
+goflags=$(printf '%s' "${GOFLAGS:-}" | sed 's/-buildvcs=[a-z]*//g')
 for cmd in coordinator worker healthprobe; do
-	CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOAMD64="$level" \
-		go build -trimpath -ldflags='-s -w' -o "$ctx/bin/$cmd" "./cmd/$cmd"
+	GOFLAGS=$goflags CGO_ENABLED=0 GOOS=linux GOARCH="$arch" GOAMD64="$level" \
+		go build -trimpath -buildvcs=auto -ldflags='-s -w' -o "$ctx/bin/$cmd" "./cmd/$cmd"
 done
 cp deploy/Dockerfile "$ctx/Dockerfile"
 
