@@ -350,7 +350,6 @@ func (b *bucketSort) writeSortedTo(write func(sols []byte) error, writeKeys func
 	if len(order) > 0 {
 		start(0)
 	}
-	chunk := b.sizes.chunk
 	var recs []byte // unpacked keys, when write wants records
 	var written uint64
 	for j := range order {
@@ -362,29 +361,9 @@ func (b *bucketSort) writeSortedTo(write func(sols []byte) error, writeKeys func
 		if res.err != nil {
 			return res.err
 		}
-		for keys := res.keys; len(keys) > 0; {
-			m := min(len(keys), chunk/b.n)
-			var err error
-			if writeKeys != nil {
-				err = writeKeys(keys[:m])
-			} else {
-				recs = slices.Grow(recs[:0], m*b.n)[:m*b.n]
-				for k, key := range keys[:m] {
-					packed.UnpackKey(key, recs[k*b.n:(k+1)*b.n])
-				}
-				err = write(recs)
-			}
-			if err != nil {
-				return fmt.Errorf("bucket sort: write: %w", err)
-			}
-			keys = keys[m:]
-		}
-		for data := res.data; len(data) > 0; {
-			m := min(len(data), chunk)
-			if err := write(data[:m]); err != nil {
-				return fmt.Errorf("bucket sort: write: %w", err)
-			}
-			data = data[m:]
+		var err error
+		if recs, err = b.writeBucket(res, recs, write, writeKeys); err != nil {
+			return err
 		}
 		written += uint64(len(res.data)/b.n + len(res.keys))
 		if progress != nil {
@@ -395,6 +374,38 @@ func (b *bucketSort) writeSortedTo(write func(sols []byte) error, writeKeys func
 		return fmt.Errorf("bucket sort: wrote %d solutions, %d were added", written, b.added)
 	}
 	return nil
+}
+
+// writeBucket hands one sorted bucket to writeKeys (keys) or write
+// (records, unpacking keys into recs, which it returns for reuse), in
+// chunks of at most b.sizes.chunk bytes.
+func (b *bucketSort) writeBucket(res bucketResult, recs []byte, write func(sols []byte) error, writeKeys func(keys []uint64) error) ([]byte, error) {
+	chunk := b.sizes.chunk
+	for keys := res.keys; len(keys) > 0; {
+		m := min(len(keys), chunk/b.n)
+		var err error
+		if writeKeys != nil {
+			err = writeKeys(keys[:m])
+		} else {
+			recs = slices.Grow(recs[:0], m*b.n)[:m*b.n]
+			for k, key := range keys[:m] {
+				packed.UnpackKey(key, recs[k*b.n:(k+1)*b.n])
+			}
+			err = write(recs)
+		}
+		if err != nil {
+			return recs, fmt.Errorf("bucket sort: write: %w", err)
+		}
+		keys = keys[m:]
+	}
+	for data := res.data; len(data) > 0; {
+		m := min(len(data), chunk)
+		if err := write(data[:m]); err != nil {
+			return recs, fmt.Errorf("bucket sort: write: %w", err)
+		}
+		data = data[m:]
+	}
+	return recs, nil
 }
 
 // bucketResult is one sorted bucket (records, or keys when keyed), or why
