@@ -171,6 +171,7 @@ type Journal struct {
 	pending []byte              // frames queued since the last write: the bytes [written, off)
 	spare   []byte              // the previous write's buffer, for the next queue
 	written int64               // bytes written to the file (<= off)
+	closing bool                // Close has begun: Appends are refused
 	failed  error               // sticky: set when a write or fsync failed
 	onSync  func(time.Duration) // ObserveSync's observer, or nil
 }
@@ -450,7 +451,7 @@ func (j *Journal) distrustedLocked(w uint64) bool {
 }
 
 func (j *Journal) usableLocked() error {
-	if j.f == nil {
+	if j.f == nil || j.closing {
 		return ErrClosed
 	}
 	if j.failed != nil {
@@ -557,6 +558,7 @@ func (j *Journal) Close() error {
 	if j.f == nil {
 		return nil
 	}
+	j.closing = true // no new Append while the last records are written
 	for j.syncing {
 		j.cond.Wait()
 	}
