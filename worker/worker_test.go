@@ -55,6 +55,28 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
+// jobResult is what a coordinator job ended with.
+type jobResult struct {
+	s   coordinator.Summary
+	err error
+}
+
+// runCoordinator runs cfg's job in the background until ctx ends, and
+// returns the address workers join and where its result arrives.
+func runCoordinator(t *testing.T, ctx context.Context, cfg coordinator.Config) (string, <-chan jobResult) {
+	t.Helper()
+	job, err := coordinator.New(cfg, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan jobResult, 1)
+	go func() {
+		s, err := job.Run(ctx)
+		done <- jobResult{s, err}
+	}()
+	return job.Addr(), done
+}
+
 // TestVersionRefused: a real coordinator refuses a worker of another
 // solver version with FailedPrecondition naming both versions and both
 // builds; the worker logs the refusal at Error and stops at once with
@@ -62,25 +84,16 @@ func TestUnreachable(t *testing.T) {
 func TestVersionRefused(t *testing.T) {
 	cfg := coordinator.NewConfig(8)
 	cfg.Workers = 0
-	job, err := coordinator.New(cfg, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan coordinator.Summary, 1)
-	go func() {
-		s, _ := job.Run(ctx)
-		done <- s
-	}()
-	addr := job.Addr()
+	addr, done := runCoordinator(t, ctx, cfg)
 
 	build := version.Get().String()
 	want := fmt.Sprintf("worker solver version %d (build %s) != coordinator solver version %d (build %s)", solver.Version+1, build, solver.Version, build)
 	restore := worker.SetSolverVersion(solver.Version + 1)
 	logs := newLogWatch()
 	start := time.Now()
-	err = worker.Run(context.Background(), worker.Config{Join: addr, Slots: 1, JoinTimeout: eventTimeout}, logs.logger())
+	err := worker.Run(context.Background(), worker.Config{Join: addr, Slots: 1, JoinTimeout: eventTimeout}, logs.logger())
 	restore()
 	if !errors.Is(err, worker.ErrJoin) || !errors.Is(err, worker.ErrRefused) || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("Run with solver version %d = %v\nwant ErrJoin and ErrRefused ending in %q", solver.Version+1, err, want)
@@ -117,7 +130,7 @@ func TestVersionRefused(t *testing.T) {
 		}
 	}
 	cancel()
-	if s := <-done; s.Workers != 0 || s.Leased != 0 {
+	if s := (<-done).s; s.Workers != 0 || s.Leased != 0 {
 		t.Errorf("refused workers got work: %+v", s)
 	}
 }
@@ -137,20 +150,7 @@ func TestStopHandsLeasesBack(t *testing.T) {
 	// the job is surely still running when the first worker stops.
 	cfg := coordinator.NewConfig(16)
 	cfg.Workers, cfg.Depth = 0, 4
-	job, err := coordinator.New(cfg, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	type result struct {
-		s   coordinator.Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := job.Run(context.Background())
-		done <- result{s, err}
-	}()
-	addr := job.Addr()
+	addr, done := runCoordinator(t, context.Background(), cfg)
 
 	ctx, stop := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
@@ -172,7 +172,7 @@ func TestStopHandsLeasesBack(t *testing.T) {
 	go func() {
 		finisher <- worker.Run(context.Background(), worker.Config{Join: addr, Slots: 2, Name: "finisher"}, hclog.NewNullLogger())
 	}()
-	var r result
+	var r jobResult
 	select {
 	case r = <-done:
 	case <-time.After(jobTimeout):
@@ -441,20 +441,7 @@ func TestFullCoordinator(t *testing.T) {
 	cfg := coordinator.NewConfig(9)
 	cfg.MaxWorkers = maxSessions
 	cfg.Workers = 0
-	job, err := coordinator.New(cfg, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	type result struct {
-		s   coordinator.Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := job.Run(context.Background())
-		done <- result{s, err}
-	}()
-	addr := job.Addr()
+	addr, done := runCoordinator(t, context.Background(), cfg)
 
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -480,7 +467,7 @@ func TestFullCoordinator(t *testing.T) {
 	logs.wait(t, "waiting for coordinator: addr="+addr+" attempt=1 error=\"coordinator full")
 	logs.wait(t, "joined coordinator")
 	joined := time.Since(filled)
-	var r result
+	var r jobResult
 	select {
 	case r = <-done:
 	case <-time.After(jobTimeout):
