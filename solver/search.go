@@ -100,12 +100,12 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 					f := ^(ncm | bit)
 					nl, nr := (nl|bit)<<(sLast&31), (nr|bit)>>(sLast&31)
 					x3 := f &^ (nl | nr | fin.fx3)
-					if x3 == 0 {
-						continue
-					}
 					l1, r1 := nl<<(s3&31), nr>>(s3&31)
 					up := f &^ (l1 | r1 | fin.fx2)
 					down := f &^ ((l1 << (s2 & 31)) | (r1 >> (s2 & 31)) | fin.fx1)
+					if nz(x3)&nz(up)&nz(down) == 0 {
+						continue // one of the last three rows has no square left
+					}
 					for x3 != 0 {
 						x := x3 & -x3
 						x3 ^= x
@@ -146,12 +146,12 @@ func tail(a, cm, l, r, s uint32, fin *ending) (sols, nodes uint64) {
 		f := ^(cm | bit)
 		nl, nr := (l|bit)<<(s&31), (r|bit)>>(s&31)
 		x3 := f &^ (nl | nr | fin.fx3)
-		if x3 == 0 {
-			continue
-		}
 		l1, r1 := nl<<(s3&31), nr>>(s3&31)
 		up := f &^ (l1 | r1 | fin.fx2)
 		down := f &^ ((l1 << (s2 & 31)) | (r1 >> (s2 & 31)) | fin.fx1)
+		if nz(x3)&nz(up)&nz(down) == 0 {
+			continue // one of the last three rows has no square left
+		}
 		for x3 != 0 {
 			x := x3 & -x3
 			x3 ^= x
