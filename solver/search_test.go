@@ -69,6 +69,43 @@ func TestLastTwoAndThree(t *testing.T) {
 	}
 }
 
+// TestTailAgainstFinishes checks the four-row ending that count writes out
+// (the same code as tail) against finishes on every set of four columns
+// of a 9-column board: the solutions must match exactly, and the nodes may
+// only be fewer (the tail skips a queen that leaves a later row empty).
+func TestTailAgainstFinishes(t *testing.T) {
+	const n = 9
+	all := uint32(1)<<n - 1
+	x := uint32(54321)
+	rnd := func() uint32 {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		return x & (x >> 7) & all
+	}
+	pruned := false
+	for f := uint32(1); f <= all; f++ {
+		if bits.OnesCount32(f) != 4 {
+			continue
+		}
+		for trial := 0; trial < 60; trial++ {
+			l, r := rnd(), rnd()
+			fx := []uint32{rnd(), rnd(), rnd(), rnd()}
+			gaps := []uint32{1 + uint32(trial)%3, 1 + uint32(trial/3)%3, 1 + uint32(trial/9)%3}
+			want, wantNodes := finishes(f, l, r, fx, gaps)
+			e := ending{fx3: fx[1], fx2: fx[2], fx1: fx[3], s3: gaps[1], s2: gaps[2]}
+			got, gotNodes := tail(f&^(l|r|fx[0]), ^f, l, r, gaps[0], &e)
+			if got != uint64(want) || gotNodes > uint64(wantNodes) {
+				t.Fatalf("tail(f=%b l=%b r=%b fx=%b gaps=%v) = %d, %d nodes; want %d, at most %d", f, l, r, fx, gaps, got, gotNodes, want, wantNodes)
+			}
+			pruned = pruned || gotNodes < uint64(wantNodes)
+		}
+	}
+	if !pruned {
+		t.Error("the tail never skipped a dead queen")
+	}
+}
+
 // TestFrameDiagonalsRideInTheMasks checks what count relies on: on every
 // border placement of boards up to 16, the frame's diagonals of free row
 // i, carried one free row on by the shift sh[i] and topped up by il[i],
