@@ -32,19 +32,7 @@ func TestPublisherAsIs(t *testing.T) {
 	for _, records := range []bool{false, true} {
 		for _, kind := range []string{"plain", "keys", "packed"} {
 			t.Run(fmt.Sprintf("records=%v/%s", records, kind), func(t *testing.T) {
-				var sink Sink
-				var buf *bytes.Buffer
-				switch kind {
-				case "plain":
-					s := &memSink{}
-					sink, buf = s, &s.buf
-				case "keys":
-					s := &keySink{}
-					sink, buf = s, &s.buf
-				case "packed":
-					s := &packedSink{n: n}
-					sink, buf = s, &s.buf
-				}
+				sink, buf := newTestSink(kind, n)
 				// Unique is ignored with AsIs: the solutions are not classes.
 				publishPinned(t, plan, Options{Sink: sink, AsIs: true, Unique: true, Records: records})
 				if got := buf.String(); got != want.String() || got == "" {

@@ -56,6 +56,22 @@ func (p *packedSink) WritePacked(sols []byte) error {
 }
 
 // wantListing is the sequential backtracker's listing in memSink's form.
+// newTestSink returns a sink of kind plain (Write), keys (WriteNibbles)
+// or packed (WritePacked) for n-boards, and the buffer it writes the
+// cols text into.
+func newTestSink(kind string, n int) (Sink, *bytes.Buffer) {
+	switch kind {
+	case "keys":
+		s := &keySink{}
+		return s, &s.buf
+	case "packed":
+		s := &packedSink{n: n}
+		return s, &s.buf
+	}
+	s := &memSink{}
+	return s, &s.buf
+}
+
 func wantListing(n int, unique bool) string {
 	var buf bytes.Buffer
 	seq := solver.Solutions(n, nil)
@@ -132,19 +148,7 @@ func TestPublisher(t *testing.T) {
 		for _, records := range []bool{false, true} {
 			for _, kind := range []string{"plain", "keys", "packed"} {
 				t.Run(fmt.Sprintf("unique=%v/records=%v/%s", unique, records, kind), func(t *testing.T) {
-					var sink Sink
-					var buf *bytes.Buffer
-					switch kind {
-					case "plain":
-						s := &memSink{}
-						sink, buf = s, &s.buf
-					case "keys":
-						s := &keySink{}
-						sink, buf = s, &s.buf
-					case "packed":
-						s := &packedSink{n: 10}
-						sink, buf = s, &s.buf
-					}
+					sink, buf := newTestSink(kind, 10)
 					publish(t, 10, Options{Sink: sink, Unique: unique, Records: records})
 					if got := buf.String(); got != want {
 						t.Errorf("listing of %d bytes differs from the sequential one (%d bytes)", len(got), len(want))
