@@ -16,6 +16,7 @@ import (
 //	header  frame    payload = recHeader, format version, Settings
 //	entries frame*   payload = recResult, Record
 //	                      or recDistrust, worker key
+//	                      or recSplit, parent, first child, children
 //
 // A result's payload ends with the worker key when it is not 0; journals
 // written before worker keys existed read as results of worker 0.
@@ -38,6 +39,7 @@ const (
 	recHeader   byte = 1
 	recResult   byte = 2
 	recDistrust byte = 3
+	recSplit    byte = 4
 )
 
 // MaxRecordSize caps a record's payload. It bounds what a decoder will believe
@@ -273,6 +275,44 @@ func decodeDistrust(p []byte) (uint64, error) {
 	return w, nil
 }
 
+// appendSplit appends the payload of a split record.
+func appendSplit(dst []byte, sp Split) []byte {
+	dst = binary.AppendUvarint(append(dst, recSplit), uint64(sp.Parent))
+	dst = binary.AppendUvarint(dst, uint64(sp.First))
+	return binary.AppendUvarint(dst, uint64(sp.Count))
+}
+
+// decodeSplit parses a split payload.
+func decodeSplit(p []byte) (Split, error) {
+	d := decoder{b: p}
+	if t := d.byte(); d.err == nil && t != recSplit {
+		return Split{}, fmt.Errorf("record type %d, want split (%d)", t, recSplit)
+	}
+	sp := Split{Parent: d.int(), First: d.int(), Count: d.int()}
+	if err := d.end(); err != nil {
+		return Split{}, fmt.Errorf("split: %w", err)
+	}
+	return sp, nil
+}
+
+// checkSplit says why sp cannot follow in a journal whose plan has tasks
+// tasks so far (split holds the tasks split already), or "" when it may.
+func checkSplit(sp Split, tasks int, split map[int]bool) string {
+	switch {
+	case tasks == 0:
+		return "split record in a journal of unknown size (Settings.Tasks 0)"
+	case sp.Parent < 0 || sp.Parent >= tasks:
+		return fmt.Sprintf("split of task %d out of range [0,%d)", sp.Parent, tasks)
+	case sp.First != tasks:
+		return fmt.Sprintf("split of task %d numbers its children from %d, want %d", sp.Parent, sp.First, tasks)
+	case sp.Count < 2 || sp.Count > MaxChildren:
+		return fmt.Sprintf("split of task %d into %d children (allowed 2..%d)", sp.Parent, sp.Count, MaxChildren)
+	case split[sp.Parent]:
+		return fmt.Sprintf("task %d split twice", sp.Parent)
+	}
+	return ""
+}
+
 // decodeResult parses a result payload. The Digest is copied.
 func decodeResult(p []byte) (Record, error) {
 	d := decoder{b: p}
@@ -308,6 +348,8 @@ type tail struct {
 type parsed struct {
 	settings   Settings
 	records    []Record            // the results that stand: none of a distrusted worker
+	splits     []Split             // in journal order
+	tasks      int                 // Settings.Tasks plus every split's children
 	distrusted map[uint64]struct{} // workers with a distrust record
 	torn       *tail               // nil when the file ends cleanly
 }
@@ -352,6 +394,8 @@ func parse(data []byte) (parsed, error) {
 		worker uint64
 	}
 	seen := make(map[int]commit)
+	split := make(map[int]bool)
+	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
 	var all []Record
 	for off < len(data) {
@@ -359,10 +403,14 @@ func parse(data []byte) (parsed, error) {
 		p, next, err := readFrame(data, off)
 		var r Record
 		var distrust uint64
+		var sp Split
 		if err == nil {
-			if p[0] == recDistrust {
+			switch p[0] {
+			case recDistrust:
 				distrust, err = decodeDistrust(p)
-			} else {
+			case recSplit:
+				sp, err = decodeSplit(p)
+			default:
 				r, err = decodeResult(p)
 			}
 		}
@@ -378,7 +426,16 @@ func parse(data []byte) (parsed, error) {
 			out.distrusted[distrust] = struct{}{}
 			continue
 		}
-		if t := out.settings.Tasks; t > 0 && r.Index >= t {
+		if sp.Count != 0 {
+			if reason := checkSplit(sp, out.tasks, split); reason != "" {
+				return out, &CorruptError{Offset: at, Reason: reason}
+			}
+			split[sp.Parent] = true
+			out.splits = append(out.splits, sp)
+			out.tasks += sp.Count
+			continue
+		}
+		if t := out.tasks; t > 0 && r.Index >= t {
 			return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task index %d out of range [0,%d)", r.Index, t)}
 		}
 		if _, bad := out.distrusted[r.Worker]; bad && r.Worker != 0 {

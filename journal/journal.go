@@ -136,9 +136,22 @@ type Record struct {
 	Worker uint64
 }
 
+// Split records that task Parent was split into Count children, numbered
+// First, First+1, ...: First is always the number of tasks before the
+// split, so a replay that applies the splits in order numbers every task
+// as the run did (issue 11).
+type Split struct {
+	Parent, First, Count int
+}
+
+// MaxChildren caps Split.Count: no task of a board up to solver.MaxN has
+// more children than it has columns.
+const MaxChildren = 64
+
 // Replay is what Open found in a journal.
 type Replay struct {
 	Settings Settings // as stored in the journal
+	Splits   []Split  // the tasks split, in journal order
 	Records  []Record // committed results in commit order; no index twice
 	// Repaired is set when a torn last record (an append cut short by a crash)
 	// was truncated away. The caller should log it; the task it held was never
@@ -164,7 +177,8 @@ type Journal struct {
 	syncing bool       // an Append is in f.Sync, outside mu
 	f       *os.File   // nil after Close
 	off     int64      // end of the valid data: where the next record goes
-	tasks   int
+	tasks   int                 // Settings.Tasks plus every split's children (0: unchecked)
+	split   map[int]bool        // tasks split
 	seen    map[int]uint64      // committed task index -> its worker key
 	bad     map[uint64]struct{} // distrusted workers
 	buf     []byte
@@ -334,7 +348,7 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 		}
 		return nil, Replay{}, err
 	}
-	rp := Replay{Settings: p.settings, Records: p.records}
+	rp := Replay{Settings: p.settings, Records: p.records, Splits: p.splits}
 	if d := p.settings.Diff(want); len(d) > 0 {
 		return nil, rp, fmt.Errorf("journal %s: %w: %s (journal != this run)", path, ErrSettingsMismatch, strings.Join(d, "; "))
 	}
@@ -353,7 +367,10 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 	for _, r := range p.records {
 		seen[r.Index] = r.Worker
 	}
-	j := newJournal(path, f, end, p.settings.Tasks, seen)
+	j := newJournal(path, f, end, p.tasks, seen)
+	for _, sp := range p.splits {
+		j.split[sp.Parent] = true
+	}
 	maps.Copy(j.bad, p.distrusted)
 	return j, rp, nil
 }
@@ -373,7 +390,7 @@ func Read(path string) (Replay, error) {
 		}
 		return Replay{}, err
 	}
-	rp := Replay{Settings: p.settings, Records: p.records}
+	rp := Replay{Settings: p.settings, Records: p.records, Splits: p.splits}
 	if p.torn != nil {
 		rp.Repaired = &Repair{Offset: int64(p.torn.off), Dropped: int64(len(data) - p.torn.off), Reason: p.torn.reason}
 	}
@@ -381,7 +398,7 @@ func Read(path string) (Replay, error) {
 }
 
 func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]uint64) *Journal {
-	j := &Journal{path: path, f: f, off: off, written: off, synced: off, tasks: tasks, seen: seen, bad: make(map[uint64]struct{})}
+	j := &Journal{path: path, f: f, off: off, written: off, synced: off, tasks: tasks, seen: seen, bad: make(map[uint64]struct{}), split: make(map[int]bool)}
 	j.cond = sync.NewCond(&j.mu)
 	return j
 }
@@ -397,14 +414,14 @@ func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]uint
 // fsyncs (group commit): each still returns only once its own record is on
 // disk.
 func (j *Journal) Append(r Record) error {
-	if r.Index < 0 || (j.tasks > 0 && r.Index >= j.tasks) {
-		return fmt.Errorf("journal: task index %d out of range [0,%d)", r.Index, j.tasks)
-	}
 	if len(r.Digest) > MaxDigestSize {
 		return fmt.Errorf("journal: digest of %d bytes exceeds %d", len(r.Digest), MaxDigestSize)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if r.Index < 0 || (j.tasks > 0 && r.Index >= j.tasks) {
+		return fmt.Errorf("journal: task index %d out of range [0,%d)", r.Index, j.tasks)
+	}
 	if err := j.usableLocked(); err != nil {
 		return err
 	}
@@ -443,6 +460,28 @@ func (j *Journal) Distrust(w uint64) error {
 	}
 	j.bad[w] = struct{}{}
 	return j.syncLocked()
+}
+
+// Split records a split (see the type Split) without waiting for the
+// disk: the record goes out with the next Append's write and fsync, before
+// that Append's own record, so a child's commit never reaches the disk
+// without the split that numbered it; a split lost in a crash had no
+// child committed and is simply made again. It refuses a split that does
+// not number its children from the current number of tasks (Split.First),
+// a task split twice, and a journal of unknown size (Settings.Tasks 0).
+func (j *Journal) Split(sp Split) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usableLocked(); err != nil {
+		return err
+	}
+	if reason := checkSplit(sp, j.tasks, j.split); reason != "" {
+		return errors.New("journal: " + reason)
+	}
+	j.writeLocked(appendSplit(j.buf[:0], sp))
+	j.split[sp.Parent] = true
+	j.tasks += sp.Count
+	return nil
 }
 
 func (j *Journal) distrustedLocked(w uint64) bool {
