@@ -171,12 +171,12 @@ type Repair struct {
 type Journal struct {
 	path string
 
-	mu      sync.Mutex // guards every field below
-	cond    *sync.Cond // on mu: broadcast when an fsync ends
-	synced  int64      // bytes known to be on disk (<= off)
-	syncing bool       // an Append is in f.Sync, outside mu
-	f       *os.File   // nil after Close
-	off     int64      // end of the valid data: where the next record goes
+	mu      sync.Mutex          // guards every field below
+	cond    *sync.Cond          // on mu: broadcast when an fsync ends
+	synced  int64               // bytes known to be on disk (<= off)
+	syncing bool                // an Append is in f.Sync, outside mu
+	f       *os.File            // nil after Close
+	off     int64               // end of the valid data: where the next record goes
 	tasks   int                 // Settings.Tasks plus every split's children (0: unchecked)
 	split   map[int]bool        // tasks split
 	seen    map[int]uint64      // committed task index -> its worker key
