@@ -3,6 +3,7 @@ package coordinator
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/nqueens/nqueens/solver"
 )
@@ -15,6 +16,7 @@ type report struct {
 	failure  string        // the solver's own error ("" if none)
 	streamed solver.Counts // listing: the classes and solutions its batches delivered
 	spill    string        // listing: the file they were spilled to ("" if none)
+	elapsed  time.Duration // the worker's time for the task (split.go's size rule)
 }
 
 // verdict is the scheduler's judgement of a report.
@@ -50,6 +52,10 @@ func (s *scheduler) result(sess *session, r report) verdict {
 		endOwn()
 		s.stats.Rejected++
 		return verdict{outcome: OutcomeRejected, reason: "worker quarantined"}
+	case t.split: // its children count it now
+		endOwn()
+		s.stats.Superseded++
+		return verdict{outcome: OutcomeDuplicate, reason: "task was split"}
 	case t.committed && own && l.verify && t.verify != verifyNone:
 		endOwn()
 		return s.verifyResultLocked(sess, idx, r.counts)
@@ -73,6 +79,7 @@ func (s *scheduler) result(sess *session, r report) verdict {
 		s.dispatchLocked()
 		return verdict{outcome: OutcomeRejected, reason: reason}
 	}
+	s.measureLocked(idx, l, r.elapsed)
 	endOwn()
 	return s.commitLocked(sess, idx, r)
 }
@@ -248,6 +255,10 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 		return nil
 	}
 	t := &s.tasks[index]
+	if t.split { // its children cover it (a record of a distrusted worker's time)
+		s.log.Warn("journal record of a task split since dropped", "task", index)
+		return nil
+	}
 	if !t.committed {
 		t.committed, t.restored, t.counts = true, true, c
 		s.committed++
@@ -282,6 +293,14 @@ func (s *scheduler) checkDone() {
 	s.finishIfDoneLocked()
 }
 
+// shape returns the number of tasks to commit (every task not split) and
+// the longest prefix of any task.
+func (s *scheduler) shape() (tasks, deepest int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leavesLocked(), s.sp.deepest
+}
+
 // totals recomputes the job's counts from the committed results, with
 // overflow-checked addition, and reports how many tasks are committed.
 func (s *scheduler) totals() (solver.Counts, int, Stats, error) {
@@ -289,7 +308,7 @@ func (s *scheduler) totals() (solver.Counts, int, Stats, error) {
 	defer s.mu.Unlock()
 	var sum solver.Counts
 	for i := range s.tasks {
-		if !s.tasks[i].committed {
+		if !s.tasks[i].committed || s.tasks[i].split {
 			continue
 		}
 		var err error

@@ -119,11 +119,19 @@ type Config struct {
 	SpillDir          string                // temp folder for streamed solutions (os.TempDir)
 	Journal           Journal               // makes each commit durable before the worker's Ack
 	Restored          map[int]solver.Counts // results committed by an earlier run (--resume)
+	Splits            []Split               // the earlier run's splits, in its order (--resume)
 	// OpenJournal, when set, is called once the plan is known (depth
-	// chosen) and returns the Journal and the restored results to use; it
-	// overrides Journal and Restored. Its errors are returned by New as
-	// they are (wrap ErrUsage for a journal that belongs to another job).
-	OpenJournal func(plan solver.Plan) (Journal, map[int]solver.Counts, error)
+	// chosen) and returns the Journal, the restored results and splits to
+	// use; it overrides Journal, Restored and Splits. Its errors are
+	// returned by New as they are (wrap ErrUsage for a journal that
+	// belongs to another job).
+	OpenJournal func(plan solver.Plan) (Resumed, error)
+
+	// TaskTarget is the task duration that splitting aims at (0:
+	// DefaultTaskTarget, a minute): a task estimated to take longer is
+	// split into its children before it is leased, and near the end a
+	// task leased for longer is taken back and split (split.go).
+	TaskTarget time.Duration
 
 	// Test seams.
 	clock     Clock             // lease clock (real time)
@@ -188,6 +196,9 @@ func (c Config) Validate() error {
 	}
 	if c.Lease > 0 && c.Heartbeat >= c.Lease {
 		return fieldErr("Heartbeat", "%v must be shorter than the lease %v", c.Heartbeat, c.Lease)
+	}
+	if c.TaskTarget < 0 {
+		return fieldErr("TaskTarget", "%v is negative", c.TaskTarget)
 	}
 	if c.VerifyFraction < 0 || c.VerifyFraction > 1 || c.VerifyFraction != c.VerifyFraction {
 		return fieldErr("VerifyFraction", "%v out of range 0..1", c.VerifyFraction)

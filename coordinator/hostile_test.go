@@ -590,14 +590,14 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 	cfg := testConfig(n, 2)
 	cfg.Depth = plan.Depth
 	var jr *journal.Journal
-	cfg.OpenJournal = func(p solver.Plan) (Journal, map[int]solver.Counts, error) {
+	cfg.OpenJournal = func(p solver.Plan) (Resumed, error) {
 		j, rp, err := journal.Open(path, settings)
 		if err != nil {
-			return nil, nil, err
+			return Resumed{}, err
 		}
 		jr = j
 		restored, err := restoreDistrusting(j, p.N, rp.Records)
-		return recordJournal{j}, restored, err
+		return Resumed{Journal: recordJournal{j}, Results: restored}, err
 	}
 	r := startJobLog(t, context.Background(), cfg, log)
 	if st := r.job.Status(); st.Restored != 1 {

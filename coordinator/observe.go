@@ -12,26 +12,34 @@ import (
 
 // workEstimate estimates the search work of a plan in nodes. Tasks differ
 // in size by orders of magnitude, but tasks that share their first border
-// value (Prefix[0]) are alike, so an uncommitted task is estimated by the
-// mean nodes of the committed tasks of its group (or of all committed
-// tasks while its group has none).
+// value (Prefix[0]) are alike, so the uncommitted work of a group is
+// estimated from the nodes per unit of the group's committed tasks (or of
+// all committed tasks while the group has none). A plan's task weighs one
+// unit; a split shares its task's weight among its children, so splitting
+// changes no estimate.
 type workEstimate struct {
-	group  []int       // task index -> group
+	group  []int32     // task index -> group
+	weight []float32   // task index -> units
 	groups []workGroup // by Prefix[0]
 	all    workGroup   // every committed task
 	done   float64     // nodes committed by this run
+	// planTasks is the plan's number of tasks: one unit each.
+	planTasks int
 }
 
 type workGroup struct {
-	tasks     int     // tasks of the group this run must do (restored ones excluded)
-	committed int     // committed tasks with their nodes known (restored included)
+	units     float64 // units of the tasks this run must do (restored ones excluded)
+	committed float64 // units of the committed tasks with their nodes known (restored included)
 	nodes     float64 // their nodes
-	fresh     int     // tasks committed by this run
+	fresh     float64 // units committed by this run
 	freshN    float64 // their nodes
+	timed     int     // tasks with a measured duration
+	timedU    float64 // their units
+	timedS    float64 // their seconds
 }
 
 func newWorkEstimate(p solver.Plan) workEstimate {
-	w := workEstimate{group: make([]int, len(p.Tasks))}
+	w := workEstimate{group: make([]int32, len(p.Tasks)), weight: make([]float32, len(p.Tasks)), planTasks: len(p.Tasks)}
 	index := map[int]int{}
 	for i, t := range p.Tasks {
 		key := -1
@@ -44,29 +52,23 @@ func newWorkEstimate(p solver.Plan) workEstimate {
 			index[key] = g
 			w.groups = append(w.groups, workGroup{})
 		}
-		w.group[i] = g
-		w.groups[g].tasks++
-		w.all.tasks++
+		w.group[i], w.weight[i] = int32(g), 1
+		w.groups[g].units++
+		w.all.units++
 	}
 	return w
+}
+
+// split appends one of the k children of task parent.
+func (w *workEstimate) split(parent, k int) {
+	w.group = append(w.group, w.group[parent])
+	w.weight = append(w.weight, w.weight[parent]/float32(k))
 }
 
 // commit records a committed task's nodes; restored tasks teach the
 // estimate but are not work of this run.
 func (w *workEstimate) commit(idx int, nodes uint64, restored bool) {
-	g := &w.groups[w.group[idx]]
-	for _, x := range []*workGroup{g, &w.all} {
-		if nodes > 0 {
-			x.committed++
-			x.nodes += float64(nodes)
-		}
-		if restored {
-			x.tasks--
-		} else {
-			x.fresh++
-			x.freshN += float64(nodes)
-		}
-	}
+	w.add(idx, nodes, restored, 1)
 	if !restored {
 		w.done += float64(nodes)
 	}
@@ -75,16 +77,48 @@ func (w *workEstimate) commit(idx int, nodes uint64, restored bool) {
 // uncommit takes back a task of this run committed with nodes (its
 // committer was quarantined).
 func (w *workEstimate) uncommit(idx int, nodes uint64) {
+	w.add(idx, nodes, false, -1)
+	w.done -= float64(nodes)
+}
+
+func (w *workEstimate) add(idx int, nodes uint64, restored bool, sign float64) {
+	u := float64(w.weight[idx]) * sign
 	g := &w.groups[w.group[idx]]
 	for _, x := range []*workGroup{g, &w.all} {
 		if nodes > 0 {
-			x.committed--
-			x.nodes -= float64(nodes)
+			x.committed += u
+			x.nodes += sign * float64(nodes)
 		}
-		x.fresh--
-		x.freshN -= float64(nodes)
+		if restored {
+			x.units -= u
+		} else {
+			x.fresh += u
+			x.freshN += sign * float64(nodes)
+		}
 	}
-	w.done -= float64(nodes)
+}
+
+// measure records that task idx took seconds.
+func (w *workEstimate) measure(idx int, seconds float64) {
+	u := float64(w.weight[idx])
+	for _, x := range []*workGroup{&w.groups[w.group[idx]], &w.all} {
+		x.timed++
+		x.timedU += u
+		x.timedS += seconds
+	}
+}
+
+// seconds estimates the duration of task idx: its units times the
+// measured seconds per unit of its group (or of every group), or, before
+// minDurationSamples tasks are measured, its share of board seconds.
+func (w *workEstimate) seconds(idx int, board float64) float64 {
+	u := float64(w.weight[idx])
+	for _, x := range []*workGroup{&w.groups[w.group[idx]], &w.all} {
+		if x.timed >= minDurationSamples && x.timedU > 0 {
+			return u * x.timedS / x.timedU
+		}
+	}
+	return u * board / float64(max(w.planTasks, 1))
 }
 
 // totals returns the work done by this run and the estimated work of the
@@ -92,14 +126,14 @@ func (w *workEstimate) uncommit(idx int, nodes uint64) {
 func (w *workEstimate) totals() (done, total float64) {
 	mean := 1.0
 	if w.all.committed > 0 {
-		mean = w.all.nodes / float64(w.all.committed)
+		mean = w.all.nodes / w.all.committed
 	}
 	for _, g := range w.groups {
 		m := mean
-		if g.committed > 0 {
-			m = g.nodes / float64(g.committed)
+		if g.committed > 1e-9 {
+			m = g.nodes / g.committed
 		}
-		total += g.freshN + float64(g.tasks-g.fresh)*m
+		total += g.freshN + max(g.units-g.fresh, 0)*m
 	}
 	return w.done, max(total, w.done)
 }
@@ -170,12 +204,13 @@ func (s *scheduler) status(st *Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.opt.Clock.Now()
-	st.Summary.Tasks = len(s.tasks)
+	st.Summary.Tasks = s.leavesLocked()
+	st.Summary.DeepestSplit = s.sp.deepest
 	st.Summary.Committed = s.committed
 	st.Summary.Solutions = s.solutions
 	st.Summary.Workers = s.peak
 	st.Restored = s.restored
-	st.Queued = len(s.tasks) - s.committed
+	st.Queued = s.leavesLocked() - s.committed
 	for _, sess := range s.sessions {
 		for _, l := range sess.held {
 			if !l.verify { // a verification's task is committed already

@@ -75,11 +75,10 @@ func wireKind(pins []uint32) nqueenspb.TaskKind {
 // solver.PinnedChecker (whole completions of pinned queens).
 type solutionOrder interface{ Check(cols []int) error }
 
-// newTaskChecker returns the batch checker of task idx of plan: class
-// representatives inside the task for counting plans, whole completions
-// holding the pins and the prefix for a pinned one.
-func newTaskChecker(p solver.Plan, idx int) *batchChecker {
-	prefix := p.Tasks[idx].Prefix
+// newTaskChecker returns the batch checker of a task of plan with prefix:
+// class representatives inside the task for counting plans, whole
+// completions holding the pins and the prefix for a pinned one.
+func newTaskChecker(p solver.Plan, prefix []int) *batchChecker {
 	if p.Kind != solver.KindPinned {
 		return newBatchChecker(p.N, prefix)
 	}

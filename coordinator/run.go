@@ -91,11 +91,11 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 		return nil, err
 	}
 	if cfg.OpenJournal != nil {
-		jr, restored, err := cfg.OpenJournal(plan)
+		r, err := cfg.OpenJournal(plan)
 		if err != nil {
 			return nil, err
 		}
-		cfg.Journal, cfg.Restored = jr, restored
+		cfg.Journal, cfg.Restored, cfg.Splits = r.Journal, r.Results, r.Splits
 	}
 	if cfg.Sink != nil && len(cfg.Restored) > 0 {
 		return nil, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
@@ -142,7 +142,8 @@ func (j *Job) prepare() error {
 		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.MaxWorkers,
-		Done: make(chan struct{}),
+		TaskTarget: cfg.TaskTarget,
+		Done:       make(chan struct{}),
 	}
 	if cfg.Sink != nil {
 		if err := j.prepareListing(&opt); err != nil {
@@ -150,6 +151,11 @@ func (j *Job) prepare() error {
 		}
 	}
 	j.sched = newScheduler(opt)
+	for _, sp := range cfg.Splits { // before the commits: they may name children
+		if err := j.sched.restoreSplit(sp); err != nil {
+			return err
+		}
+	}
 	for i, c := range cfg.Restored {
 		if err := j.sched.restore(i, c); err != nil {
 			return err
@@ -392,18 +398,20 @@ func (j *Job) finish(runErr error) (Summary, error) {
 // summary gathers the result; it fails when the job failed or is partial.
 func (j *Job) summary() (Summary, error) {
 	counts, committed, stats, err := j.sched.totals()
+	tasks, deepest := j.sched.shape()
 	s := Summary{
 		N:              j.plan.N,
 		Kind:           KindName(j.plan.Kind),
 		Solutions:      counts.Total,
 		Unique:         counts.Unique,
-		Tasks:          len(j.plan.Tasks),
+		Tasks:          tasks,
 		Committed:      committed,
 		Depth:          j.plan.Depth,
+		DeepestSplit:   deepest,
 		Workers:        max(j.cfg.Workers, j.sched.peakWorkers()),
 		Nodes:          counts.Nodes,
 		ElapsedSeconds: time.Since(j.start).Seconds(),
-		Complete:       committed == len(j.plan.Tasks) && err == nil,
+		Complete:       committed == tasks && err == nil,
 	}
 	s.setStats(stats)
 	s.setPins(j.plan)

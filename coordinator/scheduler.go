@@ -34,9 +34,14 @@ func (realClock) Now() time.Time { return time.Now() }
 // must not keep anything that worker committed, even a Commit still in
 // flight, and its tasks may be committed again by others. If either fails,
 // the job fails. Without a journal commits live in memory only.
+//
+// Split is called, under the lock, when a task is split (split.go); it
+// must not wait for the disk, only make sure the split is durable before
+// any Commit that follows it.
 type Journal interface {
 	Commit(index int, c solver.Counts, worker uint64) error
 	Distrust(worker uint64) error
+	Split(sp Split) error
 }
 
 // Stats counts what the scheduler dropped or redid; they appear in --json.
@@ -49,6 +54,8 @@ type Stats struct {
 	Expired     uint64 // leases that ran out without a heartbeat
 	Verified    uint64 // committed tasks computed again and confirmed (--verify-fraction)
 	Quarantined uint64 // workers caught reporting wrong counts
+	Splits      uint64 // tasks split into their children (split.go)
+	Superseded  uint64 // results for tasks split meanwhile, dropped
 }
 
 // TaskID names one task of one plan: a result for another plan (another
@@ -96,6 +103,7 @@ type mailbox interface {
 type listingPublisher interface {
 	Add(index int, path string)
 	Revoke(index int)
+	Grow(tasks int)
 }
 
 // cause says why a lease ended without a result. Only a failure reported
@@ -112,6 +120,7 @@ const (
 	causeSolver                  // the solver failed on the task (Result.failure)
 	causeElsewhere               // another attempt committed it
 	causeQuarantine              // the worker was caught lying
+	causeSplit                   // the task was split (split.go)
 )
 
 // lease is one attempt at a task by one worker session.
@@ -120,8 +129,9 @@ type lease struct {
 	task     int
 	sess     *session
 	deadline time.Time
-	live     bool // false once taken back or finished; kept a while for late results
-	verify   bool // a verification of a committed task
+	start    time.Time // when it was granted
+	live     bool      // false once taken back or finished; kept a while for late results
+	verify   bool      // a verification of a committed task
 }
 
 // taskState is the scheduler's record of one task of the plan.
@@ -131,7 +141,10 @@ type taskState struct {
 	counts    solver.Counts
 	failedOn  []string    // distinct workers whose solver failed on it (retry cap)
 	lease     *lease      // the live lease, nil when queued or committed
-	queued    bool        // in the retry heap
+	queued    bool        // in the ready heap
+	depth     uint8       // the length of its prefix
+	split     bool        // split into children (split.go): never leased or counted again
+	nosplit   bool        // found not to split
 	committer *session    // whose result was committed (nil: restored or the coordinator's)
 	verify    verifyState // --verify-fraction progress
 }
@@ -149,8 +162,13 @@ type schedOptions struct {
 	Listing     listingPublisher // nil unless Want
 	// VerifyFraction of the committed tasks is computed again elsewhere.
 	VerifyFraction float64
-	MessageRate    float64 // Work messages per second per worker (limits.go)
-	MaxSessions    int     // joined workers at most (maxSessions)
+	// TaskTarget is the task duration splitting aims at (split.go);
+	// 0 means DefaultTaskTarget.
+	TaskTarget time.Duration
+	// testBoardSeconds replaces boardSeconds' guess (tests).
+	testBoardSeconds float64
+	MessageRate      float64 // Work messages per second per worker (limits.go)
+	MaxSessions      int     // joined workers at most (maxSessions)
 	// Done is closed when every task is committed (and verified) or the
 	// job failed; nil makes one. The job shares it with the listing.
 	Done chan struct{}
@@ -173,8 +191,10 @@ type scheduler struct {
 	mu sync.Mutex
 	// mu guards every field below.
 	tasks         []taskState
-	retry         indexHeap           // tasks taken back, lowest index first; served before fresh ones
-	next          int                 // next task never leased
+	retry         readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
+	next          int                 // the plan's next task never leased
+	sp            splitter            // the splits (split.go)
+	liveSlots     int                 // slots of the attached sessions
 	sessions      map[string]*session // joined workers by id
 	hungry        map[*session]bool   // attached sessions with credits: the ones dispatch serves
 	attached      int                 // sessions with a stream
@@ -239,6 +259,17 @@ func newScheduler(opt schedOptions) *scheduler {
 		s.done = make(chan struct{})
 	}
 	s.work = newWorkEstimate(opt.Plan)
+	for i, t := range opt.Plan.Tasks {
+		s.tasks[i].depth = uint8(len(t.Prefix))
+	}
+	if opt.TaskTarget <= 0 {
+		opt.TaskTarget = DefaultTaskTarget
+	}
+	s.sp = splitter{on: opt.Plan.Kind != solver.KindPinned, target: opt.TaskTarget, base: len(opt.Plan.Tasks), deepest: opt.Plan.Depth,
+		board: boardSeconds(opt.Plan.N)}
+	if opt.testBoardSeconds > 0 {
+		s.sp.board = opt.testBoardSeconds
+	}
 	s.events.clock = opt.Clock
 	return s
 }
@@ -375,6 +406,7 @@ func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
 	}
 	sess.attached, sess.addr = true, addr
 	s.attached++
+	s.liveSlots += max(sess.slots, 1)
 	live := s.liveLocked()
 	s.peak = max(s.peak, live)
 	s.busy.set(s.opt.Clock.Now(), live)
@@ -385,7 +417,7 @@ func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
 	s.events.add(EventJoin, sess.name, fmt.Sprintf("%s, %d %s", addr, sess.slots, unit))
 	// While a verification is pending the job is not over: it may send
 	// tasks back to the queue (a quarantine), and this worker may verify.
-	if s.draining || s.err != nil || s.committed == len(s.tasks) && s.pendingVerify == 0 {
+	if s.draining || s.err != nil || s.committed == s.leavesLocked() && s.pendingVerify == 0 {
 		sess.out.drain("job is over")
 		return sess, nil
 	}
@@ -418,7 +450,8 @@ func (s *scheduler) dispatchLocked() {
 	if s.draining || s.err != nil {
 		return
 	}
-	if s.retry.Len() > 0 || s.next < len(s.tasks) || len(s.verifyQ) > 0 {
+	s.fillLocked()
+	if s.retry.Len() > 0 || s.next < s.sp.base || len(s.verifyQ) > 0 {
 		s.serveHungryLocked()
 	}
 	s.verifyLocallyLocked()
@@ -447,36 +480,16 @@ func (s *scheduler) serveHungryLocked() {
 		if sess.credits == 0 {
 			delete(s.hungry, sess)
 		}
-		if s.retry.Len() == 0 && s.next >= len(s.tasks) && len(s.verifyQ) == 0 {
+		if s.retry.Len() == 0 && s.next >= s.sp.base && len(s.verifyQ) == 0 {
 			return // nothing left for anyone
 		}
 	}
 }
 
-// popLocked returns the next task to lease: taken-back tasks first (lowest
-// index first, so ordered output stays contiguous), then fresh ones.
-func (s *scheduler) popLocked() (int, bool) {
-	for s.retry.Len() > 0 {
-		i := heap.Pop(&s.retry).(int)
-		t := &s.tasks[i]
-		t.queued = false
-		if !t.committed && t.lease == nil {
-			return i, true
-		}
-	}
-	for s.next < len(s.tasks) {
-		i := s.next
-		s.next++
-		if t := &s.tasks[i]; !t.committed && t.lease == nil {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	s.nextLease++
-	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: s.opt.Clock.Now().Add(s.opt.Lease), live: true, verify: verify}
+	now := s.opt.Clock.Now()
+	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: now.Add(s.opt.Lease), start: now, live: true, verify: verify}
 	s.leases[l.id] = l
 	s.stats.Leased++
 	if !verify {
@@ -485,7 +498,7 @@ func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	sess.held[l.id] = l
 	sess.credits--
 	sess.limit.grant(messagesPerLease)
-	sess.out.assign(Assignment{Lease: l.id, Task: s.taskID(idx), Prefix: s.plan.Tasks[idx].Prefix, Deadline: l.deadline})
+	sess.out.assign(Assignment{Lease: l.id, Task: s.taskID(idx), Prefix: s.prefixLocked(idx), Deadline: l.deadline})
 }
 
 func (s *scheduler) taskID(idx int) TaskID { return TaskID{Plan: s.fingerprint, Index: idx} }
@@ -532,7 +545,7 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 			return
 		}
 	}
-	if !t.committed && !t.queued {
+	if !t.committed && !t.queued && !t.split {
 		s.retryPushLocked(l.task)
 	}
 }
@@ -559,7 +572,7 @@ func addDistinct(names []string, name string) []string {
 
 // retryPushLocked queues a task at the front.
 func (s *scheduler) retryPushLocked(idx int) {
-	heap.Push(&s.retry, idx)
+	heap.Push(&s.retry, readyItem{depth: s.tasks[idx].depth, idx: idx})
 	s.tasks[idx].queued = true
 }
 
@@ -605,6 +618,7 @@ func (s *scheduler) detach(sess *session, reason string) {
 	delete(s.hungry, sess)
 	if sess.attached {
 		s.attached--
+		s.liveSlots -= max(sess.slots, 1)
 		s.busy.set(s.opt.Clock.Now(), s.liveLocked())
 		s.events.add(EventLeave, sess.name, reason)
 	}
@@ -630,23 +644,25 @@ func (s *scheduler) expire(now time.Time) int {
 			}
 		}
 	}
-	if n > 0 {
+	s.splitStragglersLocked(now)
+	if n > 0 || len(s.hungry) > 0 {
 		s.dispatchLocked()
 	}
 	return n
 }
 
-// leaseFor returns the live lease of sess for a batch, renewing it, or
-// false when the batch must be dropped (it crossed a Cancel on the wire).
-func (s *scheduler) leaseFor(sess *session, id TaskID, leaseID uint64) (task int, ok bool) {
+// leaseFor returns the task and prefix of the live lease of sess for a
+// batch, renewing it, or false when the batch must be dropped (it crossed
+// a Cancel on the wire).
+func (s *scheduler) leaseFor(sess *session, id TaskID, leaseID uint64) (task int, prefix []int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := sess.held[leaseID]
 	if l == nil || id.Plan != s.fingerprint || id.Index != l.task {
-		return 0, false
+		return 0, nil, false
 	}
 	l.deadline = s.opt.Clock.Now().Add(s.opt.Lease)
-	return l.task, true
+	return l.task, s.prefixLocked(l.task), true
 }
 
 // rejectBatch ends a lease whose solutions failed validation: the task is
@@ -695,7 +711,7 @@ func (s *scheduler) failLocked(err error) {
 }
 
 func (s *scheduler) finishIfDoneLocked() {
-	if s.committed == len(s.tasks) && s.pendingVerify == 0 && s.err == nil {
+	if s.committed == s.leavesLocked() && s.pendingVerify == 0 && s.err == nil {
 		select {
 		case <-s.done:
 		default:
@@ -720,20 +736,6 @@ func (s *scheduler) peakWorkers() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peak
-}
-
-// indexHeap is a min-heap of task indexes.
-type indexHeap []int
-
-func (h indexHeap) Len() int           { return len(h) }
-func (h indexHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h indexHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *indexHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *indexHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // leaseRing remembers the last maxEndedLeases ended leases, oldest first

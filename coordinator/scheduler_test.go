@@ -321,10 +321,10 @@ func TestSchedLeaseExpiry(t *testing.T) {
 	}
 	h.clock.Advance(6 * time.Second)
 	h.s.heartbeat(a, []uint64{as[0].Lease})
-	if _, ok := h.s.leaseFor(a, as[2].Task, as[2].Lease); !ok {
+	if _, _, ok := h.s.leaseFor(a, as[2].Task, as[2].Lease); !ok {
 		t.Fatal("leaseFor refused a's live lease")
 	}
-	if _, ok := h.s.leaseFor(b, as[2].Task, as[2].Lease); ok {
+	if _, _, ok := h.s.leaseFor(b, as[2].Task, as[2].Lease); ok {
 		t.Fatal("leaseFor gave b a's lease")
 	}
 	h.clock.Advance(testLease - 6*time.Second) // task 1 at its deadline: not past it
@@ -343,7 +343,7 @@ func TestSchedLeaseExpiry(t *testing.T) {
 		t.Errorf("b leased %v after the expiry, want [1]", got)
 	}
 	h.s.heartbeat(a, []uint64{as[1].Lease}) // too late
-	if _, ok := h.s.leaseFor(a, as[1].Task, as[1].Lease); ok || a.held[as[1].Lease] != nil {
+	if _, _, ok := h.s.leaseFor(a, as[1].Task, as[1].Lease); ok || a.held[as[1].Lease] != nil {
 		t.Error("an expired lease came back to life")
 	}
 	if st := h.stats(); st.Expired != 1 || st.Requeued != 1 || st.Leased != 4 {
@@ -1110,7 +1110,15 @@ type memJournal struct {
 	commits   map[int]solver.Counts
 	by        map[int]uint64
 	distrust  []uint64
+	splits    []Split
 	commitErr error
+}
+
+func (j *memJournal) Split(sp Split) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.splits = append(j.splits, sp)
+	return nil
 }
 
 func (j *memJournal) Commit(index int, c solver.Counts, worker uint64) error {

@@ -272,6 +272,7 @@ func (ws *workSession) results(rs []*nqueenspb.Result) {
 			lease:   r.GetLeaseId(),
 			counts:  countsOf(r),
 			failure: r.GetFailure(),
+			elapsed: r.GetElapsed().AsDuration(),
 		}
 		ws.takeSpill(&rep)
 		verdicts[i] = s.result(ws.sess, rep)

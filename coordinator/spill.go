@@ -41,7 +41,7 @@ func (ws *workSession) discardAttempts() {
 // over its spill budget: then the session ends.
 func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 	s := ws.sched()
-	task, ok := s.leaseFor(ws.sess, taskIDOf(b.GetTaskId()), b.GetLeaseId())
+	task, prefix, ok := s.leaseFor(ws.sess, taskIDOf(b.GetTaskId()), b.GetLeaseId())
 	if !ok {
 		// A batch that crossed a Cancel on the wire: expected, dropped.
 		ws.log.Debug("solution batch dropped", "lease_id", b.GetLeaseId())
@@ -50,7 +50,7 @@ func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 	id := b.GetLeaseId()
 	a := ws.attempts[id]
 	if a == nil {
-		a = &attempt{check: newTaskChecker(s.plan, task)}
+		a = &attempt{check: newTaskChecker(s.plan, prefix)}
 		ws.attempts[id] = a
 	}
 	if err := a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil); err != nil {

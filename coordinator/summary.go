@@ -10,14 +10,16 @@ import (
 // their names and meaning.
 type Summary struct {
 	N              int     `json:"n"`
-	Kind           string  `json:"kind"`      // count, all (listing every solution), unique (listing fundamental ones) or pinned (Config.Pins)
-	Solutions      uint64  `json:"solutions"` // total solutions (OEIS A000170)
-	Unique         uint64  `json:"unique"`    // fundamental solutions (OEIS A002562)
-	Tasks          int     `json:"tasks"`
-	Committed      int     `json:"committed"` // tasks committed; equals tasks when complete
-	Depth          int     `json:"depth"`
-	Workers        int     `json:"workers"` // embedded workers, or the most workers attached at once if more
-	Nodes          uint64  `json:"nodes"`   // search nodes visited (count plans)
+	Kind           string  `json:"kind"`          // count, all (listing every solution), unique (listing fundamental ones) or pinned (Config.Pins)
+	Solutions      uint64  `json:"solutions"`     // total solutions (OEIS A000170)
+	Unique         uint64  `json:"unique"`        // fundamental solutions (OEIS A002562)
+	Tasks          int     `json:"tasks"`         // tasks to commit: the plan's, less those split, plus their children
+	Committed      int     `json:"committed"`     // tasks committed; equals tasks when complete
+	Depth          int     `json:"depth"`         // the plan's depth (prefix length)
+	Splits         uint64  `json:"splits"`        // tasks split into their children on demand (issue 11)
+	DeepestSplit   int     `json:"deepest_split"` // the longest prefix of any task, split or not
+	Workers        int     `json:"workers"`       // embedded workers, or the most workers attached at once if more
+	Nodes          uint64  `json:"nodes"`         // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	Leased         uint64  `json:"leased"`      // leases handed out (first attempts, retries and verifications)
 	Conflicts      uint64  `json:"conflicts"`   // results that disagreed with a committed one
@@ -47,6 +49,7 @@ type Summary struct {
 func (s *Summary) setStats(st Stats) {
 	s.Leased, s.Conflicts, s.Duplicates, s.Rejected = st.Leased, st.Conflicts, st.Duplicates, st.Rejected
 	s.Requeued, s.Expired, s.Verified, s.Quarantined = st.Requeued, st.Expired, st.Verified, st.Quarantined
+	s.Splits = st.Splits
 }
 
 // Human is the short human summary: count, fundamental count, time, rate.

@@ -68,7 +68,7 @@ func (s *scheduler) popVerifyLocked(sess *session) (int, bool) {
 // the task's committer), once no ordinary task waits to be leased: until
 // then another worker may still join.
 func (s *scheduler) verifyLocallyLocked() {
-	if len(s.verifyQ) == 0 || s.err != nil || s.retry.Len() > 0 || s.next < len(s.tasks) {
+	if len(s.verifyQ) == 0 || s.err != nil || s.retry.Len() > 0 || s.next < s.sp.base {
 		return
 	}
 	keep := s.verifyQ[:0]
@@ -97,7 +97,7 @@ func (s *scheduler) verifyLocallyLocked() {
 // startTruthLocked recomputes task idx on the coordinator, then settles it:
 // verifier (nil for a local verification) reported got.
 func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Counts) {
-	task := s.plan.Tasks[idx]
+	task := solver.Task{Index: idx, Prefix: s.prefixLocked(idx)}
 	n := s.plan.N
 	s.truths.Add(1)
 	go func() {

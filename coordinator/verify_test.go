@@ -64,6 +64,10 @@ func (r recordJournal) Commit(index int, c solver.Counts, worker uint64) error {
 
 func (r recordJournal) Distrust(worker uint64) error { return r.j.Distrust(worker) }
 
+func (r recordJournal) Split(sp Split) error {
+	return r.j.Split(journal.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count})
+}
+
 // TestLyingWorkerJournaled: with --state, a quarantined worker's commits
 // leave the journal, including the ones it made before it was caught and
 // the ones whose fsync was still under way: every replayed result is the
@@ -78,11 +82,11 @@ func TestLyingWorkerJournaled(t *testing.T) {
 	var jr *journal.Journal
 	cfg := testConfig(10, 0)
 	cfg.VerifyFraction = 1
-	cfg.OpenJournal = func(p solver.Plan) (Journal, map[int]solver.Counts, error) {
+	cfg.OpenJournal = func(p solver.Plan) (Resumed, error) {
 		plan = p
 		j, err := journal.Create(path, settings(p))
 		jr = j
-		return recordJournal{j}, nil, err
+		return Resumed{Journal: recordJournal{j}}, err
 	}
 	s := countWithLiar(t, cfg)
 	if s.Quarantined != 1 {

@@ -305,8 +305,8 @@ func checkSplit(sp Split, tasks int, split map[int]bool) string {
 		return fmt.Sprintf("split of task %d out of range [0,%d)", sp.Parent, tasks)
 	case sp.First != tasks:
 		return fmt.Sprintf("split of task %d numbers its children from %d, want %d", sp.Parent, sp.First, tasks)
-	case sp.Count < 2 || sp.Count > MaxChildren:
-		return fmt.Sprintf("split of task %d into %d children (allowed 2..%d)", sp.Parent, sp.Count, MaxChildren)
+	case sp.Count < 1 || sp.Count > MaxChildren:
+		return fmt.Sprintf("split of task %d into %d children (allowed 1..%d)", sp.Parent, sp.Count, MaxChildren)
 	case split[sp.Parent]:
 		return fmt.Sprintf("task %d split twice", sp.Parent)
 	}
@@ -404,6 +404,7 @@ func parse(data []byte) (parsed, error) {
 		var r Record
 		var distrust uint64
 		var sp Split
+		isSplit := err == nil && p[0] == recSplit
 		if err == nil {
 			switch p[0] {
 			case recDistrust:
@@ -426,7 +427,7 @@ func parse(data []byte) (parsed, error) {
 			out.distrusted[distrust] = struct{}{}
 			continue
 		}
-		if sp.Count != 0 {
+		if isSplit {
 			if reason := checkSplit(sp, out.tasks, split); reason != "" {
 				return out, &CorruptError{Offset: at, Reason: reason}
 			}

@@ -28,7 +28,7 @@ func TestSplitReplay(t *testing.T) {
 			t.Fatalf("Split(%+v): %v", sp, err)
 		}
 	}
-	for _, bad := range []Split{{Parent: 7, First: 105, Count: 2}, {Parent: 8, First: 100, Count: 2}, {Parent: 105, First: 105, Count: 2}, {Parent: 9, First: 105, Count: 1}} {
+	for _, bad := range []Split{{Parent: 7, First: 105, Count: 2}, {Parent: 8, First: 100, Count: 2}, {Parent: 105, First: 105, Count: 2}, {Parent: 9, First: 105, Count: 0}} {
 		if err := j.Split(bad); err == nil {
 			t.Errorf("Split(%+v) succeeded, want an error", bad)
 		}
@@ -90,7 +90,7 @@ func TestSplitCorrupt(t *testing.T) {
 	}{
 		{"numbering", []Split{{Parent: 1, First: 99, Count: 2}}, -1, "numbers its children"},
 		{"twice", []Split{{Parent: 1, First: 100, Count: 2}, {Parent: 1, First: 102, Count: 2}}, -1, "split twice"},
-		{"one child", []Split{{Parent: 1, First: 100, Count: 1}}, -1, "1 children"},
+		{"no child", []Split{{Parent: 1, First: 100, Count: 0}}, -1, "0 children"},
 		{"commit past", []Split{{Parent: 1, First: 100, Count: 2}}, 102, "out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -163,6 +163,19 @@ func (p *Publisher) Add(index int, path string) {
 	}
 }
 
+// Grow adds tasks to the number the listing waits for: a task split
+// into k children adds k-1 (the coordinator numbers the children after
+// the plan's tasks). It does not block.
+func (p *Publisher) Grow(tasks int) {
+	p.mu.Lock()
+	p.opts.Tasks += tasks
+	p.mu.Unlock()
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
 // Revoke takes back task index, added before and not yet sorted in (see
 // Options.Final): its file is removed. It does not block.
 func (p *Publisher) Revoke(index int) {
@@ -198,7 +211,7 @@ func (p *Publisher) Run(ctx context.Context) error {
 			delete(p.queue, i)
 		}
 		p.taken += len(queue)
-		all := p.taken == p.opts.Tasks
+		all, tasks := p.taken == p.opts.Tasks, p.opts.Tasks
 		p.mu.Unlock()
 		for i, path := range queue {
 			if err := p.sortIn(path); err != nil {
@@ -212,7 +225,7 @@ func (p *Publisher) Run(ctx context.Context) error {
 			break
 		}
 		if p.opts.Final != nil {
-			return fmt.Errorf("listing: %d of %d tasks published once the job was done", p.taken, p.opts.Tasks)
+			return fmt.Errorf("listing: %d of %d tasks published once the job was done", p.taken, tasks)
 		}
 		select {
 		case <-p.notify:

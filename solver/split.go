@@ -9,8 +9,9 @@ import "fmt"
 // the task is too big for its cluster (issue 11); nothing limits the
 // depth but the board. It returns nil, with no error, for a prefix that
 // cannot be split: one whose next free row is the last, which the search
-// keeps for the queen of the last row, or one with fewer than two
-// children (splitting it would not make anything smaller).
+// keeps for the queen of the last row, or one without children (it counts
+// nothing). A prefix with one child splits into it: the same work, one
+// row deeper, where it may split further.
 func Split(n int, prefix []int) ([][]int, error) {
 	if err := checkN(n); err != nil {
 		return nil, err
@@ -40,7 +41,7 @@ func Split(n int, prefix []int) ([][]int, error) {
 			return nil, err
 		}
 	}
-	if len(kids) < 2 {
+	if len(kids) == 0 {
 		return nil, nil
 	}
 	return kids, nil

@@ -43,14 +43,30 @@ func crashSeed(t *testing.T) uint64 {
 // exactly once, and the restored task counts never go down (nothing an
 // acknowledged commit wrote was lost).
 func TestCrashResumeN17(t *testing.T) {
+	crashResume(t, 17, 95815104, 11977939)
+}
+
+// TestCrashResumeSplits is the crash test on a split-heavy run (issue
+// 11): N=16 from a plan of depth 1 with a task target of 2 ms, so the
+// coordinator splits tasks to depth 6 and more all along the run, and is
+// killed between a split and the commits of its children. The journal
+// must replay to the same tasks: the last run counts exactly, and the
+// journal commits every task that was never split exactly once.
+func TestCrashResumeSplits(t *testing.T) {
+	crashResume(t, 16, 14772512, 1846955, "--depth", "1", "--task-target", "2ms")
+}
+
+// crashResume runs the crash test on an n-board whose counts are total
+// and unique, with extra flags.
+func crashResume(t *testing.T, n int, total, unique uint64, extra ...string) {
 	coordBin, _ := binaries(t)
 	seed := crashSeed(t)
-	rng := rand.New(rand.NewPCG(seed, 17))
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
 	t.Logf("kill moments seeded with NQUEENS_CRASH_SEED=%d", seed)
 
-	state := filepath.Join(t.TempDir(), "n17.state")
-	args := []string{"--n", "17", "--workers", "2", "--listen", "127.0.0.1:0", "--state", state, "--json",
-		"--progress", "log", "--progress-interval", "20ms"}
+	state := filepath.Join(t.TempDir(), "crash.state")
+	args := append([]string{"--n", strconv.Itoa(n), "--workers", "2", "--listen", "127.0.0.1:0", "--state", state, "--json",
+		"--progress", "log", "--progress-interval", "20ms"}, extra...)
 	// Kill when a random fraction of the tasks is committed: sorted, so each
 	// resumed run has some way to go, and below 80%, so the job is not done
 	// before the kill even with a much faster solver. A fraction the run
@@ -62,7 +78,7 @@ func TestCrashResumeN17(t *testing.T) {
 	restored := 0
 	tasks := 0
 	for kill, frac := range fracs {
-		extra := time.Duration(rng.IntN(100)) * time.Millisecond
+		delay := time.Duration(rng.IntN(100)) * time.Millisecond
 		runArgs := args
 		if kill > 0 {
 			runArgs = append(slices.Clone(args), "--resume")
@@ -104,7 +120,7 @@ func TestCrashResumeN17(t *testing.T) {
 				t.Fatalf("run %d: no progress to %.0f%% within %v:\n%s", kill+1, 100*frac, crashRunTimeout, logs)
 			}
 		}
-		time.Sleep(extra)
+		time.Sleep(delay)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatalf("run %d: SIGKILL: %v", kill+1, err)
 		}
@@ -124,7 +140,7 @@ func TestCrashResumeN17(t *testing.T) {
 			t.Fatalf("journal after kill %d: %v", kill+1, err)
 		}
 		t.Logf("kill %d at %.0f%% of %d tasks + %v: journal holds %d tasks (torn tail: %v), %v since the start",
-			kill+1, 100*frac, tasks, extra, len(rp.Records), rp.Repaired != nil, time.Since(started).Round(time.Millisecond))
+			kill+1, 100*frac, tasks, delay, len(rp.Records), rp.Repaired != nil, time.Since(started).Round(time.Millisecond))
 	}
 
 	final := exec.Command(coordBin, append(slices.Clone(args), "--resume")...)
@@ -144,8 +160,8 @@ func TestCrashResumeN17(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("stdout %q: %v", stdout.String(), err)
 	}
-	if got.Solutions != 95815104 || got.Unique != 11977939 || !got.Complete {
-		t.Errorf("after three kills the count is %s; want 95815104 solutions, 11977939 fundamental, complete", stdout.String())
+	if got.Solutions != total || got.Unique != unique || !got.Complete {
+		t.Errorf("after three kills the count is %s; want %d solutions, %d fundamental, complete", stdout.String(), total, unique)
 	}
 	t.Logf("three kills and resumes: %d tasks, %v in all", got.Tasks, time.Since(started).Round(time.Millisecond))
 
@@ -155,25 +171,42 @@ func TestCrashResumeN17(t *testing.T) {
 	if err != nil {
 		t.Fatalf("journal at the end: %v", err)
 	}
-	if rp.Settings.N != 17 || rp.Settings.Tasks != got.Tasks {
-		t.Errorf("journal settings n=%d tasks=%d, want 17 and %d", rp.Settings.N, rp.Settings.Tasks, got.Tasks)
+	checkJournalTasks(t, rp, n, total, got.Tasks)
+}
+
+// checkJournalTasks checks a finished job's journal: every task that was
+// never split (tasks of them) is committed exactly once, nothing else is,
+// and the results add up to total.
+func checkJournalTasks(t *testing.T, rp journal.Replay, n int, total uint64, tasks int) {
+	t.Helper()
+	if rp.Settings.N != n {
+		t.Errorf("journal settings n=%d, want %d", rp.Settings.N, n)
+	}
+	all := rp.Settings.Tasks
+	split := map[int]bool{}
+	for _, sp := range rp.Splits {
+		split[sp.Parent] = true
+		all += sp.Count
+	}
+	if leaves := all - len(split); leaves != tasks {
+		t.Errorf("the journal's plan and splits make %d tasks to commit, the run reported %d", leaves, tasks)
 	}
 	seen := make(map[int]int, len(rp.Records))
-	var total uint64
+	var sum uint64
 	for _, r := range rp.Records {
 		seen[r.Index]++
-		total += r.Total
+		sum += r.Total
 		if seen[r.Index] == 2 {
 			t.Errorf("task %d is committed twice in the journal", r.Index)
 		}
-		if r.Index < 0 || r.Index >= got.Tasks {
-			t.Errorf("journal commits task %d, outside 0..%d", r.Index, got.Tasks-1)
+		if r.Index < 0 || r.Index >= all || split[r.Index] {
+			t.Errorf("journal commits task %d, not one of the %d tasks never split", r.Index, tasks)
 		}
 	}
-	if len(seen) != got.Tasks || len(rp.Records) != got.Tasks {
-		t.Errorf("journal holds %d records of %d distinct tasks, want each of the %d tasks once", len(rp.Records), len(seen), got.Tasks)
+	if len(seen) != tasks || len(rp.Records) != tasks {
+		t.Errorf("journal holds %d records of %d distinct tasks, want each of the %d tasks once", len(rp.Records), len(seen), tasks)
 	}
-	if total != 95815104 {
-		t.Errorf("the journal's results add up to %d solutions, want 95815104", total)
+	if sum != total {
+		t.Errorf("the journal's results add up to %d solutions, want %d", sum, total)
 	}
 }

@@ -149,7 +149,8 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.IntVar(&cfg.N, "n", 0, "board size N (required unless --resume): 1..32 for counting and listing, up to 100000000 with --first")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
 	fs.StringVar(&cfg.Listen, "listen", coordinator.DefaultListen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
-	fs.Var(depthFlag{&cfg.Depth}, "depth", "task size (`D` 0..5, or auto): 3 border queens, then up to 2 rows; auto gives tens of tasks per worker slot")
+	fs.Var(depthFlag{&cfg.Depth}, "depth", "the plan's task size (`D` 0..5, or auto): 3 border queens, then up to 2 rows; auto gives tens of tasks per worker slot; tasks are split deeper on demand (--task-target)")
+	fs.DurationVar(&cfg.TaskTarget, "task-target", coordinator.DefaultTaskTarget, "the task duration splitting aims at: a task estimated longer is split into its children before it is leased, and near the end a task leased longer is taken back and split")
 	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, fmt.Sprintf("how long a task stays with a worker that sends no heartbeat (at least %v)", minLease))
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, fmt.Sprintf("heartbeat interval asked of workers, at least %v and under half the lease (default lease/6)", minHeartbeat))
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", coordinator.DefaultMaxAttempts, "failed attempts per task before the job fails")
@@ -325,13 +326,15 @@ func checkDurations(cfg options, given map[string]bool) error {
 		return fmt.Errorf("--max-attempts %d must be at least 1", cfg.MaxAttempts)
 	case given["max-message-rate"] && !(cfg.MessageRate > 0):
 		return fmt.Errorf("--max-message-rate %v must be positive", cfg.MessageRate)
+	case given["task-target"] && cfg.TaskTarget <= 0:
+		return fmt.Errorf("--task-target %v must be positive", cfg.TaskTarget)
 	}
 	return nil
 }
 
 // firstExcludes are the flags of a cluster run, meaningless with --first
 // (one solution, found on this machine without workers or a journal).
-var firstExcludes = []string{"workers", "listen", "depth", "lease", "heartbeat", "max-attempts", "drain-timeout",
+var firstExcludes = []string{"workers", "listen", "depth", "task-target", "lease", "heartbeat", "max-attempts", "drain-timeout",
 	"verify-fraction", "max-message-rate", "max-workers", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
 	"progress", "http", "pprof"}
 

@@ -109,7 +109,7 @@ func (o options) printSummary(s coordinator.Summary) error {
 var flagNames = map[string]string{
 	"N": "--n", "Depth": "--depth", "Listen": "--listen", "Workers": "--workers",
 	"Lease": "--lease", "Heartbeat": "--heartbeat", "DrainTimeout": "--drain-timeout",
-	"SweepInterval": "--lease", "VerifyFraction": "--verify-fraction",
+	"SweepInterval": "--lease", "VerifyFraction": "--verify-fraction", "TaskTarget": "--task-target",
 	"MessageRate": "--max-message-rate", "MaxAttempts": "--max-attempts", "MaxWorkers": "--max-workers",
 	"Pins": "--fix",
 }

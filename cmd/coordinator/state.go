@@ -23,13 +23,18 @@ func (c journalCommits) Commit(index int, k solver.Counts, worker uint64) error 
 
 func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
 
+func (c journalCommits) Split(sp coordinator.Split) error {
+	return c.j.Split(journal.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count})
+}
+
 // stateOpener returns the coordinator's OpenJournal hook for --state PATH
 // (and --resume): it creates the journal for a fresh run, or opens it and
 // replays the committed results for a resumed one. A journal of another
 // job, a corrupt one, or a fresh run over an existing file are usage
 // errors (exit 2). *opened receives the journal so main can close it.
-func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Duration), opened **journal.Journal) func(solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
-	return func(p solver.Plan) (coordinator.Journal, map[int]solver.Counts, error) {
+func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Duration), opened **journal.Journal) func(solver.Plan) (coordinator.Resumed, error) {
+	return func(p solver.Plan) (coordinator.Resumed, error) {
+		var none coordinator.Resumed
 		s := journal.Settings{
 			N: p.N, Depth: p.Depth, Kind: uint8(p.Kind), Fingerprint: p.Fingerprint(),
 			SolverVersion: solver.Version, Tasks: len(p.Tasks),
@@ -37,29 +42,29 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		if !resume {
 			j, err := journal.Create(path, s)
 			if errors.Is(err, journal.ErrExists) {
-				return nil, nil, fmt.Errorf("%w: --state %s already holds a job: add --resume to continue it, or remove it", coordinator.ErrUsage, path)
+				return none, fmt.Errorf("%w: --state %s already holds a job: add --resume to continue it, or remove it", coordinator.ErrUsage, path)
 			}
 			if errors.Is(err, journal.ErrLocked) {
-				return nil, nil, inUse(path)
+				return none, inUse(path)
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("--state %s: %w", path, err)
+				return none, fmt.Errorf("--state %s: %w", path, err)
 			}
 			log.Info("journal created", "state", path, "tasks", len(p.Tasks))
 			j.ObserveSync(onSync)
 			*opened = j
-			return journalCommits{j}, nil, nil
+			return coordinator.Resumed{Journal: journalCommits{j}}, nil
 		}
 		j, rp, err := journal.Open(path, s)
 		switch {
 		case errors.Is(err, journal.ErrSettingsMismatch), errors.Is(err, journal.ErrCorrupt):
-			return nil, nil, fmt.Errorf("%w: --resume refused: %v", coordinator.ErrUsage, err)
+			return none, fmt.Errorf("%w: --resume refused: %v", coordinator.ErrUsage, err)
 		case errors.Is(err, journal.ErrLocked):
-			return nil, nil, inUse(path)
+			return none, inUse(path)
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, nil, fmt.Errorf("%w: --resume: --state %s does not exist", coordinator.ErrUsage, path)
+			return none, fmt.Errorf("%w: --resume: --state %s does not exist", coordinator.ErrUsage, path)
 		case err != nil:
-			return nil, nil, fmt.Errorf("--resume %s: %w", path, err)
+			return none, fmt.Errorf("--resume %s: %w", path, err)
 		}
 		if rp.Repaired != nil {
 			log.Warn("journal torn tail truncated", "offset", rp.Repaired.Offset, "dropped_bytes", rp.Repaired.Dropped, "reason", rp.Repaired.Reason)
@@ -67,12 +72,16 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		restored, err := restorable(j, p.N, rp.Records, log)
 		if err != nil { // like a corrupt journal: the state file cannot be resumed
 			j.Close()
-			return nil, nil, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
+			return none, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
 		}
-		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", len(p.Tasks))
+		splits := make([]coordinator.Split, len(rp.Splits))
+		for i, sp := range rp.Splits {
+			splits[i] = coordinator.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count}
+		}
+		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", len(p.Tasks), "splits", len(splits))
 		j.ObserveSync(onSync)
 		*opened = j
-		return journalCommits{j}, restored, nil
+		return coordinator.Resumed{Journal: journalCommits{j}, Results: restored, Splits: splits}, nil
 	}
 }
 

@@ -1,0 +1,335 @@
+package coordinator
+
+import (
+	"container/heap"
+	"fmt"
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// Splitting work on demand (issue 11). A plan's tasks are only where the
+// job starts: whenever a task is too big for the cluster it is split into
+// its children (solver.Split), prefixes one value longer that cover
+// exactly what it covers. A split task is never leased or counted again;
+// its children are appended to the task list, numbered from the number of
+// tasks before the split, and the journal records the split before any
+// child's commit, so a resume that replays the splits in order numbers
+// every task as the run did. Three rules split:
+//
+//   - the queue rule: when fewer than splitPerSlot tasks per attached
+//     slot are queued, the largest queued task is split (unless it is
+//     estimated at a second or less), so that every slot that joins
+//     finds work;
+//   - the size rule: a task about to be leased whose estimated duration
+//     (its share of the work, workEstimate, times the measured seconds
+//     per share of the tasks committed so far, or boardSeconds' guess
+//     before) exceeds TaskTarget is split instead, so no task of N=27
+//     takes hours;
+//   - the straggler rule: once nothing is queued and a slot is idle, a
+//     counting task leased for longer than TaskTarget is taken back from
+//     its worker and split, so no single task holds the end of a run.
+//
+// The ready heap serves the shallowest tasks first (largest first, the
+// classic rule against a long tail); the plan's fresh tasks, all of the
+// plan's depth, come between the retried ones of that depth and the
+// deeper children.
+
+// DefaultTaskTarget is the task duration the size and straggler rules aim
+// at: long enough that a task's four messages cost nothing beside it,
+// short enough that a lost task costs a minute of one core.
+const DefaultTaskTarget = time.Minute
+
+// splitPerSlot is how many queued tasks per attached slot the queue rule
+// keeps: a few dozen, so that a slot that finishes always finds another
+// task without waiting for the queue to be refilled.
+const splitPerSlot = 32
+
+// maxTasks bounds the tasks splitting may make (about 90 bytes each in
+// memory): a worker that lies about its tasks' durations can make the
+// scheduler split more, never grow it past this.
+const maxTasks = 1 << 22
+
+// minDurationSamples is how many measured tasks the size rule waits for
+// before it trusts their durations over boardSeconds' guess.
+const minDurationSamples = 3
+
+// minSplitSeconds is the smallest estimated task the queue rule splits.
+const minSplitSeconds = 1.0
+
+// Split records that task Parent was split into Count children numbered
+// First.. (a journal's split record, for a resumed job).
+type Split struct {
+	Parent, First, Count int
+}
+
+// Resumed is what a journal gives a resumed job (Config.OpenJournal).
+type Resumed struct {
+	Journal Journal
+	Results map[int]solver.Counts // committed results by task
+	Splits  []Split               // in the journal's order
+}
+
+// splitter is the scheduler's record of the splits; guarded by
+// scheduler.mu.
+type splitter struct {
+	on      bool          // the plan's kind splits (pinned plans do not)
+	target  time.Duration // TaskTarget
+	base    int           // the plan's tasks
+	kids    []child       // the tasks past base
+	splits  int           // tasks split
+	deepest int           // the longest prefix of any task
+	board   float64       // boardSeconds: the guess before measurements
+}
+
+// child is a task made by a split: its prefix is its parent's and value.
+type child struct {
+	parent int32
+	value  uint8
+}
+
+// prefixLocked returns task idx's prefix (a fresh slice for a child).
+func (s *scheduler) prefixLocked(idx int) []int {
+	if idx < s.sp.base {
+		return s.plan.Tasks[idx].Prefix
+	}
+	var rev [solver.MaxN + 1]int
+	n := 0
+	for idx >= s.sp.base {
+		c := s.sp.kids[idx-s.sp.base]
+		rev[n] = int(c.value)
+		n++
+		idx = int(c.parent)
+	}
+	p := append(make([]int, 0, len(s.plan.Tasks[idx].Prefix)+n), s.plan.Tasks[idx].Prefix...)
+	for i := n - 1; i >= 0; i-- {
+		p = append(p, rev[i])
+	}
+	return p
+}
+
+// depthLocked is the length of task idx's prefix.
+func (s *scheduler) depthLocked(idx int) int {
+	return int(s.tasks[idx].depth)
+}
+
+// splitLocked splits task idx into its children and queues them; it
+// reports false when the task cannot be split (committed, split already,
+// at the board's last row, or the task bound reached). A leased task's
+// lease is taken back and cancelled on its worker.
+func (s *scheduler) splitLocked(idx int, why string) bool {
+	t := &s.tasks[idx]
+	if !s.sp.on || t.committed || t.split || t.nosplit || len(s.tasks)+solver.MaxN > maxTasks {
+		return false
+	}
+	prefix := s.prefixLocked(idx)
+	kids, err := solver.Split(s.plan.N, prefix)
+	if err != nil || kids == nil {
+		t.nosplit = true
+		return false
+	}
+	sp := Split{Parent: idx, First: len(s.tasks), Count: len(kids)}
+	if s.opt.Journal != nil {
+		if err := s.opt.Journal.Split(sp); err != nil {
+			s.failLocked(fmt.Errorf("journal split of task %d: %w", idx, err))
+			return false
+		}
+	}
+	s.applySplitLocked(sp, kids)
+	if l := s.tasks[idx].lease; l != nil {
+		l.sess.out.cancel(l.id, s.taskID(idx), "task split")
+		s.takeBackLocked(l, causeSplit, "task split")
+	}
+	s.log.Debug("task split", "task", idx, "children", len(kids), "depth", len(prefix)+1, "why", why)
+	return true
+}
+
+// applySplitLocked marks sp.Parent split and queues its children.
+func (s *scheduler) applySplitLocked(sp Split, kids [][]int) {
+	depth := len(kids[0])
+	s.tasks[sp.Parent].split = true
+	s.sp.splits++
+	s.sp.deepest = max(s.sp.deepest, depth)
+	s.stats.Splits++
+	for _, k := range kids {
+		i := len(s.tasks)
+		s.tasks = append(s.tasks, taskState{depth: uint8(depth)})
+		s.sp.kids = append(s.sp.kids, child{parent: int32(sp.Parent), value: uint8(k[depth-1])})
+		s.work.split(sp.Parent, len(kids))
+		s.retryPushLocked(i)
+	}
+	if s.opt.Listing != nil {
+		s.opt.Listing.Grow(len(kids) - 1)
+	}
+}
+
+// restoreSplit replays a journal's split before any worker joins. The
+// children must be numbered as this run would number them.
+func (s *scheduler) restoreSplit(sp Split) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp.Parent < 0 || sp.Parent >= len(s.tasks) || sp.First != len(s.tasks) || s.tasks[sp.Parent].split {
+		return fmt.Errorf("journal split of task %d (children from %d) does not fit a plan of %d tasks", sp.Parent, sp.First, len(s.tasks))
+	}
+	kids, err := solver.Split(s.plan.N, s.prefixLocked(sp.Parent))
+	if err != nil || len(kids) != sp.Count {
+		return fmt.Errorf("journal split of task %d into %d children does not match this plan (%d children, %v)", sp.Parent, sp.Count, len(kids), err)
+	}
+	s.applySplitLocked(sp, kids)
+	return nil
+}
+
+// leavesLocked is the number of tasks that must be committed: every task
+// not split.
+func (s *scheduler) leavesLocked() int { return len(s.tasks) - s.sp.splits }
+
+// queuedLocked is the number of tasks waiting for a lease (about: the
+// ready heap may still hold tasks committed by a late result).
+func (s *scheduler) queuedLocked() int { return s.retry.Len() + s.sp.base - s.next }
+
+// fillLocked applies the queue rule: while fewer than splitPerSlot tasks
+// per attached slot are queued, the largest queued task is split.
+func (s *scheduler) fillLocked() {
+	if !s.sp.on || s.draining || s.err != nil {
+		return
+	}
+	want := splitPerSlot * s.liveSlots
+	for s.queuedLocked() < want {
+		idx, _, ok := s.largestQueuedLocked()
+		if !ok || !s.worthSplitting(idx) || !s.splitLocked(idx, "queue") {
+			return
+		}
+	}
+}
+
+// largestQueuedLocked returns the queued task to serve first, and whether
+// it is the ready heap's top (or else the plan's next fresh task).
+func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
+	for s.retry.Len() > 0 {
+		it := s.retry[0]
+		if t := &s.tasks[it.idx]; t.committed || t.lease != nil || t.split {
+			heap.Pop(&s.retry)
+			t.queued = false
+			continue
+		}
+		if int(it.depth) <= s.plan.Depth || s.next >= s.sp.base {
+			return it.idx, true, true
+		}
+		break
+	}
+	for s.next < s.sp.base {
+		if t := &s.tasks[s.next]; !t.committed && t.lease == nil && !t.split {
+			return s.next, false, true
+		}
+		s.next++
+	}
+	if s.retry.Len() > 0 { // deeper tasks, behind the plan's fresh ones
+		return s.largestQueuedLocked()
+	}
+	return 0, false, false
+}
+
+// popLocked takes the next task to lease off the queue, splitting the
+// ones the size rule finds too big on the way.
+func (s *scheduler) popLocked() (int, bool) {
+	for {
+		idx, top, ok := s.largestQueuedLocked()
+		if !ok {
+			return 0, false
+		}
+		if top {
+			heap.Pop(&s.retry)
+			s.tasks[idx].queued = false
+		} else {
+			s.next++
+		}
+		if s.tooBigLocked(idx) && s.splitLocked(idx, "size") {
+			continue
+		}
+		return idx, true
+	}
+}
+
+// readyItem is a queued task in the ready heap.
+type readyItem struct {
+	depth uint8
+	idx   int
+}
+
+// readyHeap orders queued tasks shallowest (largest) first, then by index.
+type readyHeap []readyItem
+
+func (h readyHeap) Len() int { return len(h) }
+func (h readyHeap) Less(i, j int) bool {
+	if h[i].depth != h[j].depth {
+		return h[i].depth < h[j].depth
+	}
+	return h[i].idx < h[j].idx
+}
+func (h readyHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *readyHeap) Push(x any)   { *h = append(*h, x.(readyItem)) }
+func (h *readyHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// tooBigLocked applies the size rule to task idx.
+func (s *scheduler) tooBigLocked(idx int) bool {
+	return s.sp.on && !s.tasks[idx].nosplit && s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
+}
+
+// worthSplitting says whether the queue rule may split task idx: not a
+// task of a second or less (a tiny board's), whose messages would cost
+// more than it.
+func (s *scheduler) worthSplitting(idx int) bool {
+	return s.work.seconds(idx, s.sp.board) > minSplitSeconds
+}
+
+// measureLocked records how long a committed task took: the worker's own
+// figure, never more than the coordinator saw since it leased the task.
+func (s *scheduler) measureLocked(idx int, l *lease, elapsed time.Duration) {
+	if l == nil || elapsed <= 0 {
+		return
+	}
+	elapsed = min(elapsed, s.opt.Clock.Now().Sub(l.start))
+	s.work.measure(idx, elapsed.Seconds())
+}
+
+// boardSeconds is a guess at the single-core seconds of a whole n-board,
+// for the tasks' sizes before any is measured: 1.85e8 nodes at n=16
+// (docs/scale.md), times about 0.41·n per row above, at 1.6e8 nodes per
+// second. It only needs to tell seconds from hours.
+func boardSeconds(n int) float64 {
+	nodes := 1.85e8
+	for k := 17; k <= n; k++ {
+		nodes *= 0.41 * float64(k)
+	}
+	for k := 16; k > n && k > 1; k-- {
+		nodes /= 0.41 * float64(k)
+	}
+	return nodes / 1.6e8
+}
+
+// splitStragglersLocked applies the straggler rule: with nothing queued
+// and a slot idle, the counting tasks leased longer than TaskTarget are
+// split, the longest-running first, at most one per idle session.
+func (s *scheduler) splitStragglersLocked(now time.Time) {
+	if !s.sp.on || s.opt.Want || s.draining || s.err != nil || s.queuedLocked() > 0 || len(s.hungry) == 0 {
+		return
+	}
+	for range len(s.hungry) {
+		var oldest *lease
+		for _, sess := range s.sessions {
+			for _, l := range sess.held {
+				if !l.verify && !s.tasks[l.task].nosplit && now.Sub(l.start) > s.sp.target && (oldest == nil || l.start.Before(oldest.start)) {
+					oldest = l
+				}
+			}
+		}
+		if oldest == nil || !s.splitLocked(oldest.task, "straggler") {
+			return
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package coordinator
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// splitTruth counts a leased task from its own prefix (children are not
+// in the plan).
+func splitTruth(t *testing.T, n int, a Assignment) solver.Counts {
+	t.Helper()
+	c, err := solver.CountTask(n, solver.Task{Index: a.Task.Index, Prefix: a.Prefix})
+	if err != nil {
+		t.Fatalf("task %d %v: %v", a.Task.Index, a.Prefix, err)
+	}
+	return c
+}
+
+// finishAll answers every assignment honestly until the job is done, and
+// checks the job's counts against the board's known ones.
+func finishAll(t *testing.T, h *schedHarness, workers map[*session]*recorder) {
+	t.Helper()
+	for progress := true; progress; {
+		progress = false
+		for sess, rec := range workers {
+			for _, a := range rec.fresh() {
+				progress = true
+				r := report{task: a.Task, lease: a.Lease, counts: splitTruth(t, h.plan.N, a), elapsed: time.Millisecond}
+				v := h.s.result(sess, r)
+				if v.outcome == OutcomeRejected || v.outcome == OutcomeConflict {
+					t.Fatalf("honest result of task %d: outcome %d (%s)", a.Task.Index, v.outcome, v.reason)
+				}
+				h.s.makeDurable(v)
+				h.s.ready(sess, 1)
+			}
+		}
+	}
+	h.s.wait()
+	select {
+	case <-h.s.finished():
+	default:
+		t.Fatal("every assignment answered, but the job is not finished")
+	}
+	sum, committed, _, err := h.s.totals()
+	tasks, _ := h.s.shape()
+	k, _ := solver.Known(h.plan.N)
+	if err != nil || sum.Total != k.Total || sum.Unique != k.Unique || committed != tasks {
+		t.Fatalf("totals = %d/%d, %d of %d tasks committed, %v; want %d/%d, all", sum.Total, sum.Unique, committed, tasks, err, k.Total, k.Unique)
+	}
+}
+
+// TestSplitQueueRule: a plan far smaller than its cluster is split until
+// every attached slot has splitPerSlot tasks queued, and still counts the
+// board exactly; the journal sees every split, numbered from the task
+// count before it.
+func TestSplitQueueRule(t *testing.T) {
+	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
+	h := newSchedHarness(t, 12, 2, schedOptions{Journal: j, TaskTarget: time.Hour, testBoardSeconds: 1e6})
+	base := len(h.plan.Tasks)
+	workers := map[*session]*recorder{}
+	for _, name := range []string{"a", "b", "c"} {
+		sess, rec := h.worker(name, 2)
+		workers[sess] = rec
+	}
+	h.s.mu.Lock()
+	queued, tasks := h.s.queuedLocked(), len(h.s.tasks)
+	h.s.mu.Unlock()
+	if queued < splitPerSlot*3 || tasks <= base {
+		t.Fatalf("3 slots attached: %d tasks queued of %d (plan %d), want at least %d", queued, tasks, base, splitPerSlot*3)
+	}
+	first := base
+	for _, sp := range j.splits {
+		if sp.First != first || sp.Count < 1 {
+			t.Fatalf("split %+v: want children numbered from %d", sp, first)
+		}
+		first += sp.Count
+	}
+	if first != tasks {
+		t.Fatalf("journal splits number %d tasks, the scheduler has %d", first, tasks)
+	}
+	finishAll(t, h, workers)
+}
+
+// TestSplitSizeRule: with tasks estimated far above TaskTarget, every task
+// is split before it is leased, past depth 5 (no cap but the board), and
+// the count stays exact.
+func TestSplitSizeRule(t *testing.T) {
+	h := newSchedHarness(t, 12, 1, schedOptions{TaskTarget: time.Second, testBoardSeconds: 1e9})
+	sess, rec := h.worker("a", 4)
+	for _, a := range rec.all() {
+		if len(a.Prefix) <= 5 {
+			if kids, _ := solver.Split(12, a.Prefix); kids != nil {
+				t.Fatalf("task %d %v leased at depth %d while it could be split", a.Task.Index, a.Prefix, len(a.Prefix))
+			}
+		}
+	}
+	finishAll(t, h, map[*session]*recorder{sess: rec})
+	if _, deepest := h.s.shape(); deepest <= 5 {
+		t.Errorf("deepest split %d, want more than 5", deepest)
+	}
+}
+
+// TestSplitStraggler: once nothing is queued, a task leased longer than
+// TaskTarget is taken back from its worker and split for the idle one;
+// the straggler's late result is dropped as superseded, never counted.
+func TestSplitStraggler(t *testing.T) {
+	h := newSchedHarness(t, 10, 0, schedOptions{TaskTarget: time.Second, Lease: time.Hour})
+	slow, slowRec := h.worker("slow", 1)
+	held := slowRec.fresh()
+	if len(held) != 1 {
+		t.Fatalf("slow worker leased %d tasks, want the whole board", len(held))
+	}
+	idle, idleRec := h.worker("idle", 2)
+	if got := idleRec.fresh(); len(got) != 0 {
+		t.Fatalf("idle worker leased %v with nothing queued", indexes(got))
+	}
+	h.clock.Advance(2 * time.Second)
+	h.s.expire(h.clock.Now())
+	cs := slowRec.cancelList()
+	if len(cs) != 1 || cs[0].reason != "task split" {
+		t.Fatalf("slow worker's cancels = %+v, want its task split", cs)
+	}
+	v := h.s.result(slow, report{task: held[0].Task, lease: held[0].Lease, counts: splitTruth(t, 10, held[0])})
+	if v.outcome != OutcomeDuplicate || h.s.stats.Superseded != 1 {
+		t.Fatalf("late result of the split task: outcome %d (%s), superseded %d; want a duplicate, superseded 1", v.outcome, v.reason, h.s.stats.Superseded)
+	}
+	finishAll(t, h, map[*session]*recorder{idle: idleRec, slow: slowRec})
+}
+
+// TestSplitRestore: a job killed halfway through a split-heavy run is
+// resumed from what its journal holds (the splits in order, then the
+// commits), numbers every task as before, and counts the board exactly:
+// nothing counted twice, nothing missed.
+func TestSplitRestore(t *testing.T) {
+	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
+	opt := schedOptions{Journal: j, TaskTarget: time.Second, testBoardSeconds: 1e4}
+	h := newSchedHarness(t, 11, 2, opt)
+	sess, rec := h.worker("a", 3)
+	for range 40 { // about half the work
+		as := rec.fresh()
+		if len(as) == 0 {
+			break
+		}
+		for _, a := range as {
+			v := h.s.result(sess, report{task: a.Task, lease: a.Lease, counts: splitTruth(t, 11, a)})
+			h.s.makeDurable(v)
+			h.s.ready(sess, 1)
+		}
+	}
+	h.s.wait()
+	if len(j.splits) == 0 || len(j.commits) == 0 {
+		t.Fatalf("%d splits, %d commits journaled: the test needs both", len(j.splits), len(j.commits))
+	}
+	h2 := newSchedHarness(t, 11, 2, schedOptions{TaskTarget: time.Second, testBoardSeconds: 1e4})
+	for _, sp := range j.splits {
+		if err := h2.s.restoreSplit(sp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range j.commits {
+		if err := h2.s.restore(i, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h2.s.restoreSplit(Split{Parent: 0, First: 1, Count: 2}); err == nil {
+		t.Error("a split numbered wrongly was restored")
+	}
+	s2, rec2 := h2.worker("b", 3)
+	finishAll(t, h2, map[*session]*recorder{s2: rec2})
+}
