@@ -165,8 +165,10 @@ type schedOptions struct {
 	// TaskTarget is the task duration splitting aims at (split.go);
 	// 0 means DefaultTaskTarget.
 	TaskTarget time.Duration
-	// testBoardSeconds replaces boardSeconds' guess (tests).
+	// testBoardSeconds replaces boardSeconds' guess, testMaxTasks
+	// maxTasks (tests).
 	testBoardSeconds float64
+	testMaxTasks     int
 	MessageRate      float64 // Work messages per second per worker (limits.go)
 	MaxSessions      int     // joined workers at most (maxSessions)
 	// Done is closed when every task is committed (and verified) or the
@@ -266,7 +268,10 @@ func newScheduler(opt schedOptions) *scheduler {
 		opt.TaskTarget = DefaultTaskTarget
 	}
 	s.sp = splitter{on: opt.Plan.Kind != solver.KindPinned, target: opt.TaskTarget, base: len(opt.Plan.Tasks), deepest: opt.Plan.Depth,
-		board: boardSeconds(opt.Plan.N)}
+		board: boardSeconds(opt.Plan.N), max: maxTasks}
+	if opt.testMaxTasks > 0 {
+		s.sp.max = opt.testMaxTasks
+	}
 	if opt.testBoardSeconds > 0 {
 		s.sp.board = opt.testBoardSeconds
 	}

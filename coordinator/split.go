@@ -80,6 +80,7 @@ type splitter struct {
 	splits  int           // tasks split
 	deepest int           // the longest prefix of any task
 	board   float64       // boardSeconds: the guess before measurements
+	max     int           // maxTasks
 }
 
 // child is a task made by a split: its prefix is its parent's and value.
@@ -119,7 +120,7 @@ func (s *scheduler) depthLocked(idx int) int {
 // lease is taken back and cancelled on its worker.
 func (s *scheduler) splitLocked(idx int, why string) bool {
 	t := &s.tasks[idx]
-	if !s.sp.on || t.committed || t.split || t.nosplit || len(s.tasks)+solver.MaxN > maxTasks {
+	if !s.sp.on || t.committed || t.split || t.nosplit || len(s.tasks)+solver.MaxN > s.sp.max {
 		return false
 	}
 	prefix := s.prefixLocked(idx)

@@ -170,3 +170,27 @@ func TestSplitRestore(t *testing.T) {
 	s2, rec2 := h2.worker("b", 3)
 	finishAll(t, h2, map[*session]*recorder{s2: rec2})
 }
+
+// TestSplitBound: splitting never makes more than maxTasks tasks, however
+// big the tasks look, and a worker that claims its tasks took hours (more
+// than the time since their lease) makes nothing split.
+func TestSplitBound(t *testing.T) {
+	h := newSchedHarness(t, 12, 1, schedOptions{TaskTarget: time.Second, testBoardSeconds: 1e12, testMaxTasks: 200})
+	sess, rec := h.worker("a", 4)
+	finishAll(t, h, map[*session]*recorder{sess: rec})
+	if n := len(h.s.tasks); n > 200 {
+		t.Errorf("%d tasks made, bound 200", n)
+	}
+
+	h = newSchedHarness(t, 12, 3, schedOptions{TaskTarget: time.Second})
+	sess, rec = h.worker("liar", 1)
+	for range 20 {
+		for _, a := range rec.fresh() {
+			h.s.result(sess, report{task: a.Task, lease: a.Lease, counts: splitTruth(t, 12, a), elapsed: 1000 * time.Hour})
+			h.s.ready(sess, 1)
+		}
+	}
+	if h.s.stats.Splits != 0 {
+		t.Errorf("claimed durations of 1000 h split %d tasks, want none (the fake clock never moved)", h.s.stats.Splits)
+	}
+}

@@ -55,6 +55,8 @@ func TestDurationMinimums(t *testing.T) {
 		{[]string{"--progress-interval", "1ns"}, "--progress-interval 1ns is too short: at least 10ms"},
 		{[]string{"--max-attempts", "0"}, "--max-attempts 0 must be at least 1"},
 		{[]string{"--max-message-rate", "0"}, "--max-message-rate 0 must be positive"},
+		{[]string{"--task-target", "0s"}, "--task-target 0s must be positive"},
+		{[]string{"--task-target", "-1m"}, "--task-target -1m0s must be positive"},
 	} {
 		checkUsage(t, append([]string{"--n", "8"}, tc.args...), tc.want)
 	}
