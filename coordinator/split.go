@@ -19,8 +19,8 @@ import (
 //
 //   - the queue rule: when fewer than splitPerSlot tasks per attached
 //     slot are queued, the largest queued task is split (unless it is
-//     estimated at a second or less), so that every slot that joins
-//     finds work;
+//     estimated at 10 ms or less), so that every slot that joins finds
+//     work;
 //   - the size rule: a task about to be leased whose estimated duration
 //     (its share of the work, workEstimate, times the measured seconds
 //     per share of the tasks committed so far, or boardSeconds' guess
@@ -45,17 +45,21 @@ const DefaultTaskTarget = time.Minute
 // task without waiting for the queue to be refilled.
 const splitPerSlot = 32
 
-// maxTasks bounds the tasks splitting may make (about 90 bytes each in
-// memory): a worker that lies about its tasks' durations can make the
+// maxTasks bounds the tasks splitting may make: the coordinator holds
+// every task (about 600 bytes each with its share of the process, as
+// nqbench cluster measured at 988,030 tasks), so 2M tasks stay near
+// 1.2 GB; a worker that lies about its tasks' durations can make the
 // scheduler split more, never grow it past this.
-const maxTasks = 1 << 22
+const maxTasks = 1 << 21
 
 // minDurationSamples is how many measured tasks the size rule waits for
 // before it trusts their durations over boardSeconds' guess.
 const minDurationSamples = 3
 
-// minSplitSeconds is the smallest estimated task the queue rule splits.
-const minSplitSeconds = 1.0
+// minSplitSeconds is the smallest estimated task the queue rule splits:
+// a hundred times what a task costs the coordinator and a worker in
+// messages (about 100 µs).
+const minSplitSeconds = 0.01
 
 // Split records that task Parent was split into Count children numbered
 // First.. (a journal's split record, for a resumed job).
@@ -282,10 +286,10 @@ func (s *scheduler) tooBigLocked(idx int) bool {
 }
 
 // worthSplitting says whether the queue rule may split task idx: not a
-// task of a second or less (a tiny board's), whose messages would cost
-// more than it.
+// task estimated at minSplitSeconds or less (nor at a quarter of the
+// target), whose children would cost more in messages than they save.
 func (s *scheduler) worthSplitting(idx int) bool {
-	return s.work.seconds(idx, s.sp.board) > minSplitSeconds
+	return s.work.seconds(idx, s.sp.board) > min(minSplitSeconds, s.sp.target.Seconds()/4)
 }
 
 // measureLocked records how long a committed task took: the worker's own
