@@ -3,11 +3,13 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nqueens/nqueens/render"
 	"github.com/nqueens/nqueens/worker"
 )
 
@@ -75,5 +77,46 @@ func TestRemoteSlotsSplit(t *testing.T) {
 	t.Logf("%d tasks, %d splits, deepest %d; every slot held a lease in %d of %d samples with tasks queued", s.Tasks, s.Splits, s.DeepestSplit, busy, samples)
 	if samples > 20 && busy*10 < samples*8 {
 		t.Errorf("every slot held a lease in only %d of %d samples with tasks queued, want 80%%", busy, samples)
+	}
+}
+
+// TestSplitListingOrder: a listing whose tasks are all split as deep as
+// the board allows (a task target of a nanosecond) still equals the
+// sequential backtracker's, byte for byte: the listing waits for every
+// child and sorts them in.
+func TestSplitListingOrder(t *testing.T) {
+	checkLeaks(t)
+	dir := t.TempDir()
+	for _, unique := range []bool{false, true} {
+		cfg := testConfig(10, 3)
+		cfg.Depth = 1
+		cfg.TaskTarget = time.Nanosecond
+		cfg.Unique = unique
+		out := filepath.Join(dir, "out.txt")
+		listTo(t, &cfg, out, render.Cols)
+		cfg.SpillDir = dir
+		s := runJob(t, cfg)
+		checkListing(t, out, 10, unique, render.Cols)
+		if s.Splits == 0 || s.DeepestSplit <= 5 {
+			t.Errorf("unique=%v: %d splits, deepest %d; want the tasks split past depth 5", unique, s.Splits, s.DeepestSplit)
+		}
+		if s.Solutions != known[10].total || s.Unique != known[10].unique {
+			t.Errorf("unique=%v: %d solutions %d fundamental, want %d %d", unique, s.Solutions, s.Unique, known[10].total, known[10].unique)
+		}
+	}
+}
+
+// TestSplitVerified: with every task verified (--verify-fraction 1) and
+// every task split, the children are verified as any task is.
+func TestSplitVerified(t *testing.T) {
+	checkLeaks(t)
+	cfg := testConfig(9, 2)
+	cfg.Depth = 1
+	cfg.TaskTarget = time.Nanosecond
+	cfg.VerifyFraction = 1
+	s := runJob(t, cfg)
+	checkTotal(t, s, nil, 9)
+	if s.Splits == 0 || s.Verified != uint64(s.Tasks) {
+		t.Errorf("%d splits, %d of %d tasks verified; want splits and every task verified", s.Splits, s.Verified, s.Tasks)
 	}
 }
