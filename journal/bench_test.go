@@ -56,3 +56,36 @@ func benchJournal(b *testing.B) *Journal {
 	b.Cleanup(func() { j.Close() })
 	return j
 }
+
+// BenchmarkOpenMillion replays a journal of 1,000,000 commits (issue 11:
+// a resume of a million-task run should read in about a second).
+func BenchmarkOpenMillion(b *testing.B) {
+	const tasks = 1_000_000
+	s := testSettings
+	s.Tasks = tasks
+	path := filepath.Join(b.TempDir(), "million.journal")
+	j, err := Create(path, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	j.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range tasks {
+		data = appendFrame(data, appendResult(nil, Record{Index: i, Total: 8 * uint64(i%1000), Unique: uint64(i % 1000), Nodes: 1e9 + uint64(i), Worker: 1 + uint64(i%1000)}))
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		j, rp, err := Open(path, s)
+		if err != nil || len(rp.Records) != tasks {
+			b.Fatalf("Open: %d records, %v", len(rp.Records), err)
+		}
+		j.Close()
+	}
+}
