@@ -132,6 +132,9 @@ type Config struct {
 	// split into its children before it is leased, and near the end a
 	// task leased for longer is taken back and split (split.go).
 	TaskTarget time.Duration
+	// NoSplit keeps the plan's tasks as they are (a load generator that
+	// answers from a table of them).
+	NoSplit bool
 
 	// Test seams.
 	clock     Clock             // lease clock (real time)

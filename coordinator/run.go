@@ -142,7 +142,7 @@ func (j *Job) prepare() error {
 		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.MaxWorkers,
-		TaskTarget: cfg.TaskTarget,
+		TaskTarget: cfg.TaskTarget, NoSplit: cfg.NoSplit,
 		Done:       make(chan struct{}),
 	}
 	if cfg.Sink != nil {

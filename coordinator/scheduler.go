@@ -165,6 +165,7 @@ type schedOptions struct {
 	// TaskTarget is the task duration splitting aims at (split.go);
 	// 0 means DefaultTaskTarget.
 	TaskTarget time.Duration
+	NoSplit    bool // keep the plan's tasks (Config.NoSplit)
 	// testBoardSeconds replaces boardSeconds' guess, testMaxTasks
 	// maxTasks (tests).
 	testBoardSeconds float64
@@ -267,7 +268,7 @@ func newScheduler(opt schedOptions) *scheduler {
 	if opt.TaskTarget <= 0 {
 		opt.TaskTarget = DefaultTaskTarget
 	}
-	s.sp = splitter{on: opt.Plan.Kind != solver.KindPinned, target: opt.TaskTarget, base: len(opt.Plan.Tasks), deepest: opt.Plan.Depth,
+	s.sp = splitter{on: opt.Plan.Kind != solver.KindPinned && !opt.NoSplit, target: opt.TaskTarget, base: len(opt.Plan.Tasks), deepest: opt.Plan.Depth,
 		board: boardSeconds(opt.Plan.N), max: maxTasks}
 	if opt.testMaxTasks > 0 {
 		s.sp.max = opt.testMaxTasks

@@ -150,6 +150,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
 	fs.StringVar(&cfg.Listen, "listen", coordinator.DefaultListen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
 	fs.Var(depthFlag{&cfg.Depth}, "depth", "the plan's task size (`D` 0..5, or auto): 3 border queens, then up to 2 rows; auto gives tens of tasks per worker slot; tasks are split deeper on demand (--task-target)")
+	fs.Var(negBool{&cfg.NoSplit}, "split", "split tasks on demand (the default); --split=false keeps the plan's tasks as they are")
 	fs.DurationVar(&cfg.TaskTarget, "task-target", coordinator.DefaultTaskTarget, "the task duration splitting aims at: a task estimated longer is split into its children before it is leased, and near the end a task leased longer is taken back and split")
 	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, fmt.Sprintf("how long a task stays with a worker that sends no heartbeat (at least %v)", minLease))
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, fmt.Sprintf("heartbeat interval asked of workers, at least %v and under half the lease (default lease/6)", minHeartbeat))
@@ -334,7 +335,7 @@ func checkDurations(cfg options, given map[string]bool) error {
 
 // firstExcludes are the flags of a cluster run, meaningless with --first
 // (one solution, found on this machine without workers or a journal).
-var firstExcludes = []string{"workers", "listen", "depth", "task-target", "lease", "heartbeat", "max-attempts", "drain-timeout",
+var firstExcludes = []string{"workers", "listen", "depth", "task-target", "split", "lease", "heartbeat", "max-attempts", "drain-timeout",
 	"verify-fraction", "max-message-rate", "max-workers", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
 	"progress", "http", "pprof"}
 
@@ -409,3 +410,26 @@ func newLogger(lo logOptions, stderr io.Writer) hclog.Logger {
 		TimeFormat: time.RFC3339,
 	})
 }
+
+// negBool is a boolean flag that sets *v to its negation: --split=false
+// sets Config.NoSplit.
+type negBool struct{ v *bool }
+
+func (b negBool) String() string {
+	if b.v == nil || !*b.v {
+		return "true"
+	}
+	return "false"
+}
+
+func (b negBool) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", s)
+	}
+	*b.v = !on
+	return nil
+}
+
+// IsBoolFlag lets a bare --split mean --split=true.
+func (negBool) IsBoolFlag() bool { return true }

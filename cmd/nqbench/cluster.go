@@ -417,7 +417,9 @@ var listenLine = regexp.MustCompile(`listening: addr=(\S+)`)
 // startCoordinator starts bin with no workers of its own on a free
 // loopback port.
 func startCoordinator(bin string, cfg clusterConfig) (*coordProc, error) {
-	args := []string{"--n", strconv.Itoa(cfg.N), "--depth", strconv.Itoa(cfg.Depth), "--workers", "0",
+	// --split=false: the simulated workers answer from a table of the
+	// plan's tasks, so the coordinator must keep them as they are.
+	args := []string{"--n", strconv.Itoa(cfg.N), "--depth", strconv.Itoa(cfg.Depth), "--workers", "0", "--split=false",
 		"--listen", "127.0.0.1:0", "--progress", "off", "--json"}
 	if cfg.State != "" {
 		args = append(args, "--state", cfg.State)
