@@ -110,15 +110,41 @@ func exportRows(path string) (rows []exportRow, warn string, err error) {
 		warn = fmt.Sprintf("%s: no prefixes: the journal is of solver version %d, this build is %d", path, s.SolverVersion, solver.Version)
 		plan.Tasks = nil
 	}
+	prefixes := taskPrefixes(plan, rp.Splits)
 	for _, r := range rp.Records {
 		row := exportRow{Task: r.Index, Prefix: []int{}, Total: r.Total, Fundamental: r.Unique, Nodes: r.Nodes, Worker: strconv.FormatUint(r.Worker, 16)}
-		if r.Index < len(plan.Tasks) {
-			row.Prefix = plan.Tasks[r.Index].Prefix
+		if r.Index < len(prefixes) {
+			row.Prefix = prefixes[r.Index]
 		}
 		rows = append(rows, row)
 	}
 	slices.SortFunc(rows, func(a, b exportRow) int { return a.Task - b.Task })
 	return rows, warn, nil
+}
+
+// taskPrefixes names every task of plan and of the journal's splits, in
+// task order: the children of a split are numbered after every task
+// before it, as the coordinator numbered them. It stops at a split that
+// does not fit the plan (the rest are left unnamed).
+func taskPrefixes(plan solver.Plan, splits []journal.Split) [][]int {
+	prefixes := make([][]int, len(plan.Tasks))
+	for i, t := range plan.Tasks {
+		prefixes[i] = t.Prefix
+	}
+	if len(plan.Tasks) == 0 {
+		return prefixes
+	}
+	for _, sp := range splits {
+		if sp.Parent >= len(prefixes) || sp.First != len(prefixes) {
+			break
+		}
+		kids, err := solver.Split(plan.N, prefixes[sp.Parent])
+		if err != nil || len(kids) != sp.Count {
+			break
+		}
+		prefixes = append(prefixes, kids...)
+	}
+	return prefixes
 }
 
 func writeCSV(w io.Writer, rows []exportRow) error {

@@ -159,3 +159,37 @@ func TestExportBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestExportOfASplitRun: the export of a run whose tasks were split names
+// every committed task's prefix, children included, and each prefix
+// counts what its row says.
+func TestExportOfASplitRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "split.state")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"--n", "10", "--workers", "2", "--depth", "1", "--task-target", "1ns", "--state", path, "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("coordinator --n 10 --task-target 1ns --state = %d: %s", code, errb.String())
+	}
+	code, jl, errs := runExport("--state", path, "--format", "jsonl")
+	if code != 0 {
+		t.Fatalf("export --format jsonl = %d: %s", code, errs)
+	}
+	var total uint64
+	deep := 0
+	for _, l := range strings.Split(strings.TrimSpace(jl), "\n") {
+		var r exportRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		c, err := solver.CountTask(10, solver.Task{Prefix: r.Prefix})
+		if err != nil || c.Total != r.Total {
+			t.Fatalf("task %d, prefix %v: counts %d (%v), the row says %d", r.Task, r.Prefix, c.Total, err, r.Total)
+		}
+		total += r.Total
+		if len(r.Prefix) > 5 {
+			deep++
+		}
+	}
+	if total != 724 || deep == 0 {
+		t.Errorf("export of a split N=10 run: rows add up to %d with %d prefixes past depth 5; want 724 and some", total, deep)
+	}
+}
