@@ -143,7 +143,7 @@ func (j *Job) prepare() error {
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.MaxWorkers,
 		TaskTarget: cfg.TaskTarget, NoSplit: cfg.NoSplit,
-		Done:       make(chan struct{}),
+		Done: make(chan struct{}),
 	}
 	if cfg.Sink != nil {
 		if err := j.prepareListing(&opt); err != nil {
