@@ -86,7 +86,7 @@ type collector struct {
 	workerTasks, workerNodes                                   *prometheus.Desc
 	leases, expired, requeued, rejected, conflicts, duplicates *prometheus.Desc
 	verified, quarantined, workDone, workTotal, busy, eta      *prometheus.Desc
-	done, restored                                             *prometheus.Desc
+	done, restored, splits                                     *prometheus.Desc
 }
 
 func newCollector(src Source) *collector {
@@ -98,7 +98,7 @@ func newCollector(src Source) *collector {
 		solutions:   d("nqueens_solutions", "Solutions counted in the committed tasks so far (the exact total when nqueens_done is 1)."),
 		unique:      d("nqueens_unique_solutions", "Fundamental solutions counted in the committed tasks so far."),
 		tasks:       d("nqueens_tasks", "Tasks by state: queued (waiting), leased (on a worker now), committed (done, restored ones included).", "state"),
-		planTasks:   d("nqueens_plan_tasks", "Tasks in the whole plan."),
+		planTasks:   d("nqueens_plan_tasks", "Tasks to commit: the plan's, less those split, plus their children."),
 		nodes:       d("nqueens_nodes_total", "Search nodes visited by the committed tasks."),
 		workers:     d("nqueens_workers", "Worker sessions attached now."),
 		slots:       d("nqueens_slots", "Task slots of the attached workers."),
@@ -107,6 +107,7 @@ func newCollector(src Source) *collector {
 		leases:      d("nqueens_leases_total", "Leases handed out (first attempts, retries and verifications)."),
 		expired:     d("nqueens_lease_expiries_total", "Leases that ran out without a heartbeat."),
 		requeued:    d("nqueens_requeues_total", "Leases taken back and queued again."),
+		splits:      d("nqueens_splits_total", "Tasks split into their children on demand."),
 		rejected:    d("nqueens_rejections_total", "Results or batches dropped as invalid or foreign."),
 		conflicts:   d("nqueens_conflicts_total", "Results that disagreed with a committed one."),
 		duplicates:  d("nqueens_duplicates_total", "Repeated results equal to the committed one."),
@@ -124,7 +125,7 @@ func newCollector(src Source) *collector {
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.solutions, c.unique, c.tasks, c.planTasks, c.nodes, c.workers, c.slots,
-		c.workerTasks, c.workerNodes, c.leases, c.expired, c.requeued, c.rejected, c.conflicts, c.duplicates,
+		c.workerTasks, c.workerNodes, c.leases, c.expired, c.requeued, c.rejected, c.conflicts, c.duplicates, c.splits,
 		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored} {
 		ch <- d
 	}
@@ -155,7 +156,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for d, v := range map[*prometheus.Desc]uint64{c.leases: sum.Leased, c.expired: sum.Expired, c.requeued: sum.Requeued,
 		c.rejected: sum.Rejected, c.conflicts: sum.Conflicts, c.duplicates: sum.Duplicates,
-		c.verified: sum.Verified, c.quarantined: sum.Quarantined} {
+		c.verified: sum.Verified, c.quarantined: sum.Quarantined, c.splits: sum.Splits} {
 		counter(d, float64(v))
 	}
 	e := EstimateOf(s)
