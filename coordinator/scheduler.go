@@ -265,17 +265,7 @@ func newScheduler(opt schedOptions) *scheduler {
 	for i, t := range opt.Plan.Tasks {
 		s.tasks[i].depth = uint8(len(t.Prefix))
 	}
-	if opt.TaskTarget <= 0 {
-		opt.TaskTarget = DefaultTaskTarget
-	}
-	s.sp = splitter{on: opt.Plan.Kind != solver.KindPinned && !opt.NoSplit, target: opt.TaskTarget, base: len(opt.Plan.Tasks), deepest: opt.Plan.Depth,
-		board: boardSeconds(opt.Plan.N), max: maxTasks}
-	if opt.testMaxTasks > 0 {
-		s.sp.max = opt.testMaxTasks
-	}
-	if opt.testBoardSeconds > 0 {
-		s.sp.board = opt.testBoardSeconds
-	}
+	s.sp = newSplitter(opt)
 	s.events.clock = opt.Clock
 	return s
 }
@@ -650,8 +640,7 @@ func (s *scheduler) expire(now time.Time) int {
 			}
 		}
 	}
-	s.splitStragglersLocked(now)
-	if n > 0 || len(s.hungry) > 0 {
+	if split := s.splitStragglersLocked(now); n > 0 || split {
 		s.dispatchLocked()
 	}
 	return n

@@ -81,10 +81,25 @@ type splitter struct {
 	target  time.Duration // TaskTarget
 	base    int           // the plan's tasks
 	kids    []child       // the tasks past base
-	splits  int           // tasks split
 	deepest int           // the longest prefix of any task
 	board   float64       // boardSeconds: the guess before measurements
 	max     int           // maxTasks
+}
+
+// newSplitter returns the splitter of opt's plan.
+func newSplitter(opt schedOptions) splitter {
+	sp := splitter{on: opt.Plan.Kind != solver.KindPinned && !opt.NoSplit, target: opt.TaskTarget,
+		base: len(opt.Plan.Tasks), deepest: opt.Plan.Depth, board: boardSeconds(opt.Plan.N), max: maxTasks}
+	if sp.target <= 0 {
+		sp.target = DefaultTaskTarget
+	}
+	if opt.testMaxTasks > 0 {
+		sp.max = opt.testMaxTasks
+	}
+	if opt.testBoardSeconds > 0 {
+		sp.board = opt.testBoardSeconds
+	}
+	return sp
 }
 
 // child is a task made by a split: its prefix is its parent's and value.
@@ -111,11 +126,6 @@ func (s *scheduler) prefixLocked(idx int) []int {
 		p = append(p, rev[i])
 	}
 	return p
-}
-
-// depthLocked is the length of task idx's prefix.
-func (s *scheduler) depthLocked(idx int) int {
-	return int(s.tasks[idx].depth)
 }
 
 // splitLocked splits task idx into its children and queues them; it
@@ -153,7 +163,6 @@ func (s *scheduler) splitLocked(idx int, why string) bool {
 func (s *scheduler) applySplitLocked(sp Split, kids [][]int) {
 	depth := len(kids[0])
 	s.tasks[sp.Parent].split = true
-	s.sp.splits++
 	s.sp.deepest = max(s.sp.deepest, depth)
 	s.stats.Splits++
 	for _, k := range kids {
@@ -186,7 +195,7 @@ func (s *scheduler) restoreSplit(sp Split) error {
 
 // leavesLocked is the number of tasks that must be committed: every task
 // not split.
-func (s *scheduler) leavesLocked() int { return len(s.tasks) - s.sp.splits }
+func (s *scheduler) leavesLocked() int { return len(s.tasks) - int(s.stats.Splits) }
 
 // queuedLocked is the number of tasks waiting for a lease (about: the
 // ready heap may still hold tasks committed by a late result).
@@ -319,10 +328,11 @@ func boardSeconds(n int) float64 {
 
 // splitStragglersLocked applies the straggler rule: with nothing queued
 // and a slot idle, the counting tasks leased longer than TaskTarget are
-// split, the longest-running first, at most one per idle session.
-func (s *scheduler) splitStragglersLocked(now time.Time) {
+// split, the longest-running first, at most one per idle session. It
+// reports whether it split any.
+func (s *scheduler) splitStragglersLocked(now time.Time) (split bool) {
 	if !s.sp.on || s.opt.Want || s.draining || s.err != nil || s.queuedLocked() > 0 || len(s.hungry) == 0 {
-		return
+		return false
 	}
 	for range len(s.hungry) {
 		var oldest *lease
@@ -334,7 +344,9 @@ func (s *scheduler) splitStragglersLocked(now time.Time) {
 			}
 		}
 		if oldest == nil || !s.splitLocked(oldest.task, "straggler") {
-			return
+			return split
 		}
+		split = true
 	}
+	return split
 }

@@ -17,6 +17,7 @@ type Summary struct {
 	Committed      int     `json:"committed"`     // tasks committed; equals tasks when complete
 	Depth          int     `json:"depth"`         // the plan's depth (prefix length)
 	Splits         uint64  `json:"splits"`        // tasks split into their children on demand (issue 11)
+	Superseded     uint64  `json:"superseded"`    // results for tasks split meanwhile, dropped
 	DeepestSplit   int     `json:"deepest_split"` // the longest prefix of any task, split or not
 	Workers        int     `json:"workers"`       // embedded workers, or the most workers attached at once if more
 	Nodes          uint64  `json:"nodes"`         // search nodes visited (count plans)
@@ -49,7 +50,7 @@ type Summary struct {
 func (s *Summary) setStats(st Stats) {
 	s.Leased, s.Conflicts, s.Duplicates, s.Rejected = st.Leased, st.Conflicts, st.Duplicates, st.Rejected
 	s.Requeued, s.Expired, s.Verified, s.Quarantined = st.Requeued, st.Expired, st.Verified, st.Quarantined
-	s.Splits = st.Splits
+	s.Splits, s.Superseded = st.Splits, st.Superseded
 }
 
 // Human is the short human summary: count, fundamental count, time, rate.

@@ -23,7 +23,7 @@ func Split(n int, prefix []int) ([][]int, error) {
 	}
 	var kids [][]int
 	if len(prefix) < frameDepth {
-		var last = -1
+		last := -1
 		triples(n, prefix, func(a, c, d int) bool {
 			v := [frameDepth]int{a, c, d}[len(prefix)]
 			if v != last {
