@@ -299,12 +299,13 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: len(plan.Tasks), fingerprint: plan.Fingerprint(),
 		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches}
 	joins := make(chan struct{}, cfg.Joins)
+	ended := make(chan struct{}) // closed when the coordinator has exited: stop joining
 	errs := make(chan error, cfg.Workers)
 	var wg sync.WaitGroup
 	for i := range sims {
 		sims[i] = &simWorker{job: &job, id: i, src: sourceAddr(i)}
 		wg.Go(func() {
-			if err := sims[i].run(wctx, joins); err != nil {
+			if err := sims[i].run(wctx, joins, ended); err != nil {
 				errs <- err
 				stopWorkers() // one broken worker ends the run
 			}
@@ -327,10 +328,15 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 			workerFailed = true
 		}
 	}
-	// Workers still joining when the job ended never get a Drain: stop
-	// them. Those drained have ended or are ending by themselves.
-	stopWorkers()
-	wg.Wait()
+	// Workers still joining when the job ended never get a Drain: they
+	// stop at once. Those with a stream read what the coordinator sent
+	// before it exited (their Drain, the last Acks), within drainWait: on
+	// a slow machine the coordinator can exit before they have read them.
+	close(ended)
+	if !waitGroupTimeout(&wg, drainWait) {
+		stopWorkers()
+		wg.Wait()
+	}
 	close(errs)
 	switch {
 	case ctx.Err() != nil:
@@ -574,8 +580,9 @@ type simWorker struct {
 }
 
 // run connects, joins and works until the coordinator drains the worker.
-// joins bounds the Joins in flight.
-func (w *simWorker) run(ctx context.Context, joins chan struct{}) error {
+// joins bounds the Joins in flight; once ended is closed, a worker not yet
+// joined gives up.
+func (w *simWorker) run(ctx context.Context, joins chan struct{}, ended <-chan struct{}) error {
 	dialer := func(ctx context.Context, addr string) (net.Conn, error) {
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: w.src}}
 		return d.DialContext(ctx, "tcp", addr)
@@ -589,13 +596,25 @@ func (w *simWorker) run(ctx context.Context, joins chan struct{}) error {
 	}
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
+	jctx, stopJoin := context.WithCancel(ctx)
+	defer stopJoin()
+	go func() {
+		select {
+		case <-ended:
+			stopJoin()
+		case <-jctx.Done():
+		}
+	}()
 	select {
 	case joins <- struct{}{}:
-	case <-ctx.Done():
+	case <-jctx.Done():
 		return nil
 	}
-	jr, err := w.join(ctx, client)
+	jr, err := w.join(jctx, client)
 	<-joins
+	if err != nil && jctx.Err() != nil {
+		return nil // the job ended before this worker joined
+	}
 	if err == nil {
 		err = w.work(ctx, client, jr)
 	}
@@ -1076,4 +1095,16 @@ func writeTable(path string, plan solver.Plan, t []solver.Counts) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// waitGroupTimeout waits for wg at most d, and says whether it ended.
+func waitGroupTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
