@@ -26,6 +26,7 @@ type verdict struct {
 	index   int           // the committed task (OutcomeCommitted only)
 	counts  solver.Counts // its counts (OutcomeCommitted only)
 	worker  uint64        // its committer's session key (OutcomeCommitted only)
+	lost    bool          // the journal refused the commit: the job failed, no Ack
 }
 
 // result judges a report. The scheduler takes ownership of r.spill only
@@ -104,8 +105,13 @@ func (s *scheduler) againLocked(sess *session, idx int, got solver.Counts) verdi
 // commitLocked commits the first valid result of task idx.
 func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
 	t := &s.tasks[idx]
+	lost := false
 	if s.opt.Journal != nil {
-		s.journaling.Add(1) // before done can close: wait waits for it
+		s.journaling.Add(1) // before done can close: wait waits for its Sync
+		if err := s.opt.Journal.Commit(idx, r.counts, sess.key); err != nil {
+			s.failLocked(fmt.Errorf("journal commit of task %d: %w", idx, err))
+			lost = true
+		}
 	}
 	t.committed, t.counts, t.committer = true, r.counts, sess
 	s.committed++
@@ -124,21 +130,34 @@ func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
 	s.sampleLocked(idx)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
-	return verdict{outcome: OutcomeCommitted, index: idx, counts: r.counts, worker: sess.key}
+	return verdict{outcome: OutcomeCommitted, index: idx, counts: r.counts, worker: sess.key, lost: lost}
 }
 
-// makeDurable journals a commit outside the lock; the caller acknowledges
-// the worker only after it returns true.
-func (s *scheduler) makeDurable(v verdict) bool {
-	if s.opt.Journal == nil || v.outcome != OutcomeCommitted {
+// makeDurable waits, outside the lock, until the journal holds the commits
+// among verdicts; the caller acknowledges them only after it returns true.
+// It syncs once for all of them, and not at all when there are none.
+func (s *scheduler) makeDurable(verdicts []verdict) bool {
+	if s.opt.Journal == nil {
 		return true
 	}
-	defer s.journaling.Done()
-	if err := s.opt.Journal.Commit(v.index, v.counts, v.worker); err != nil {
-		s.fail(fmt.Errorf("journal commit of task %d: %w", v.index, err))
-		return false
+	commits, lost := 0, false
+	for _, v := range verdicts {
+		if v.outcome == OutcomeCommitted {
+			commits++
+			lost = lost || v.lost
+		}
 	}
-	return true
+	if commits == 0 {
+		return true
+	}
+	err := s.opt.Journal.Sync()
+	for range commits {
+		s.journaling.Done()
+	}
+	if err != nil {
+		s.fail(fmt.Errorf("journal sync: %w", err))
+	}
+	return err == nil && !lost
 }
 
 // invalidLocked says why a result cannot be right without recomputing it,

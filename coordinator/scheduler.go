@@ -26,20 +26,24 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 // Journal makes commits durable (issue 6). Commit is called once per
-// committed task, after the result was validated and before the worker is
-// acknowledged, outside the scheduler's lock (so a journal may share one
-// fsync among concurrent commits), with the committer's session key; the
-// scheduler's wait returns only after every Commit. Distrust is called,
-// under the lock, when --verify-fraction quarantines a worker: a resume
-// must not keep anything that worker committed, even a Commit still in
-// flight, and its tasks may be committed again by others. If either fails,
-// the job fails. Without a journal commits live in memory only.
+// committed task, under the scheduler's lock, with the committer's session
+// key: it queues the record and must not wait for the disk. Sync returns
+// once every record queued so far is durable; it is called outside the
+// lock before the workers are acknowledged, so the commits of every message
+// read while an fsync runs share the next one, and the scheduler's wait
+// returns only after every commit's Sync. Distrust is called, under the
+// lock, when --verify-fraction quarantines a worker: a resume must not keep
+// anything that worker committed, even a commit not yet synced, and its
+// tasks may be committed again by others. If any of them fails, the job
+// fails. Without a journal commits live in memory only.
 //
-// Split is called, under the lock, when a task is split (split.go); it
-// must not wait for the disk, only make sure the split is durable before
-// any Commit that follows it.
+// Split is called, under the lock, when a task is split (split.go); like
+// Commit it does not wait for the disk, and records reach the disk in the
+// order they were made, so a child's commit is never durable without its
+// split.
 type Journal interface {
 	Commit(index int, c solver.Counts, worker uint64) error
+	Sync() error
 	Distrust(worker uint64) error
 	Split(sp Split) error
 }
@@ -187,7 +191,7 @@ type scheduler struct {
 	plan        solver.Plan
 	fingerprint uint64
 	log         hclog.Logger
-	journaling  sync.WaitGroup // Journal.Commit calls in flight
+	journaling  sync.WaitGroup // journal commits not yet synced
 	truths      sync.WaitGroup // the coordinator's own recomputations in flight
 	rng         *rand.Rand     // samples the verified tasks; used under mu
 

@@ -1112,6 +1112,7 @@ type memJournal struct {
 	distrust  []uint64
 	splits    []Split
 	commitErr error
+	syncErr   error
 }
 
 func (j *memJournal) Split(sp Split) error {
@@ -1131,6 +1132,12 @@ func (j *memJournal) Commit(index int, c solver.Counts, worker uint64) error {
 	return nil
 }
 
+func (j *memJournal) Sync() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.syncErr
+}
+
 func (j *memJournal) Distrust(worker uint64) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -1140,7 +1147,7 @@ func (j *memJournal) Distrust(worker uint64) error {
 
 // TestSchedJournal: every commit reaches the journal with its committer's
 // key before the worker is told; a quarantine distrusts the liar's key; a
-// journal that fails fails the job.
+// journal that refuses a commit, or fails to sync, fails the job.
 func TestSchedJournal(t *testing.T) {
 	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
 	h := newSchedHarness(t, 8, 2, schedOptions{Journal: j})
@@ -1148,7 +1155,7 @@ func TestSchedJournal(t *testing.T) {
 	as := ra.fresh()
 	for _, x := range as[:2] {
 		v := h.s.result(a, h.honest(x))
-		if v.outcome != OutcomeCommitted || v.worker != a.key || !h.s.makeDurable(v) {
+		if v.outcome != OutcomeCommitted || v.worker != a.key || !h.s.makeDurable([]verdict{v}) {
 			t.Fatalf("commit of task %d: outcome %d, worker %x (want %x)", x.Task.Index, v.outcome, v.worker, a.key)
 		}
 	}
@@ -1165,12 +1172,22 @@ func TestSchedJournal(t *testing.T) {
 	j.commitErr = errFakeDisk
 	b, rb := h.worker("b", 1)
 	v := h.s.result(b, h.honest(rb.fresh()[0]))
-	if v.outcome != OutcomeCommitted || h.s.makeDurable(v) {
+	if v.outcome != OutcomeCommitted || h.s.makeDurable([]verdict{v}) {
 		t.Fatalf("a commit the journal refused: outcome %d, durable", v.outcome)
 	}
 	h.s.wait()
 	if _, _, _, err := h.s.totals(); err == nil || !strings.Contains(err.Error(), "journal commit of task 0") {
 		t.Errorf("job error %v, want the journal's", err)
+	}
+	j2 := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}, syncErr: errFakeDisk}
+	h2 := newSchedHarness(t, 8, 2, schedOptions{Journal: j2})
+	c, rc := h2.worker("c", 1)
+	if v := h2.s.result(c, h2.honest(rc.fresh()[0])); v.outcome != OutcomeCommitted || h2.s.makeDurable([]verdict{v}) {
+		t.Fatalf("a commit whose sync failed: outcome %d, durable", v.outcome)
+	}
+	h2.s.wait()
+	if _, _, _, err := h2.s.totals(); err == nil || !strings.Contains(err.Error(), "journal sync") {
+		t.Errorf("job error %v, want the failed sync's", err)
 	}
 }
 

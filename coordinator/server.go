@@ -6,8 +6,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -128,6 +126,7 @@ type workSession struct {
 	warns    *warnLimiter
 	attempts map[uint64]*attempt // the spills of the leases it streams (listings)
 	spool    *listing.Spool      // where they spill (listings)
+	acks     *acker              // sends Acks after the journal's fsync; nil without a journal
 }
 
 // errOutboxFull ends a session whose worker does not read its messages.
@@ -157,6 +156,9 @@ func (ws *workSession) run(stream nqueenspb.CoordinatorService_WorkServer) error
 		}
 	}()
 	defer ws.discardAttempts()
+	if ws.sched().opt.Journal != nil {
+		ws.acks = newAcker(ws.sched(), ws.out)
+	}
 	var err, refusal error
 	sent := false
 loop:
@@ -179,6 +181,9 @@ loop:
 			}
 			break loop
 		}
+	}
+	if ws.acks != nil {
+		ws.acks.close() // the Acks of what was read go out before the session ends
 	}
 	return ws.end(err, refusal, sent, sendDone)
 }
@@ -260,12 +265,14 @@ func (ws *workSession) release(ids []uint64) {
 	ws.sched().release(ws.sess, ids)
 }
 
-// results hands Results to the scheduler in order, makes the commits
-// durable together (concurrent journal commits share one fsync) and then
-// acknowledges them in order.
+// results hands Results to the scheduler in order and acknowledges them in
+// order once their commits are durable: at once without a journal, else
+// through the session's acker, so the receive loop does not wait for the
+// fsync.
 func (ws *workSession) results(rs []*nqueenspb.Result) {
 	s := ws.sched()
 	verdicts := make([]verdict, len(rs))
+	ids := make([]*nqueenspb.TaskId, len(rs))
 	for i, r := range rs {
 		rep := report{
 			task:    taskIDOf(r.GetTaskId()),
@@ -275,40 +282,18 @@ func (ws *workSession) results(rs []*nqueenspb.Result) {
 			elapsed: r.GetElapsed().AsDuration(),
 		}
 		ws.takeSpill(&rep)
-		verdicts[i] = s.result(ws.sess, rep)
+		verdicts[i], ids[i] = s.result(ws.sess, rep), r.GetTaskId()
 		if verdicts[i].outcome != OutcomeCommitted {
 			removeSpill(rep.spill)
 		}
 	}
-	if !ws.makeDurable(verdicts) {
-		return // the job failed; no Ack for a commit that is not durable
+	if ws.acks != nil {
+		ws.acks.add(ackGroup{ids: ids, verdicts: verdicts})
+		return
 	}
-	for i, r := range rs {
-		ws.out.ack(r.GetTaskId(), verdicts[i])
+	for i, id := range ids {
+		ws.out.ack(id, verdicts[i])
 	}
-}
-
-// makeDurable journals the commits among verdicts, concurrently when there
-// are several, and reports whether all of them are durable.
-func (ws *workSession) makeDurable(verdicts []verdict) bool {
-	s := ws.sched()
-	if len(verdicts) == 1 {
-		return s.makeDurable(verdicts[0])
-	}
-	var wg sync.WaitGroup
-	var failed atomic.Bool
-	for _, v := range verdicts {
-		if v.outcome != OutcomeCommitted {
-			continue
-		}
-		wg.Go(func() {
-			if !s.makeDurable(v) {
-				failed.Store(true)
-			}
-		})
-	}
-	wg.Wait()
-	return !failed.Load()
 }
 
 // embeddedName reports whether a Join looks like one of the job's own

@@ -32,7 +32,7 @@ func finishAll(t *testing.T, h *schedHarness, workers map[*session]*recorder) {
 				if v.outcome == OutcomeRejected || v.outcome == OutcomeConflict {
 					t.Fatalf("honest result of task %d: outcome %d (%s)", a.Task.Index, v.outcome, v.reason)
 				}
-				h.s.makeDurable(v)
+				h.s.makeDurable([]verdict{v})
 				h.s.ready(sess, 1)
 			}
 		}
@@ -145,7 +145,7 @@ func TestSplitRestore(t *testing.T) {
 		}
 		for _, a := range as {
 			v := h.s.result(sess, report{task: a.Task, lease: a.Lease, counts: splitTruth(t, 11, a)})
-			h.s.makeDurable(v)
+			h.s.makeDurable([]verdict{v})
 			h.s.ready(sess, 1)
 		}
 	}

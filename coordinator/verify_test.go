@@ -59,8 +59,10 @@ func countWithLiar(t *testing.T, cfg Config) Summary {
 type recordJournal struct{ j *journal.Journal }
 
 func (r recordJournal) Commit(index int, c solver.Counts, worker uint64) error {
-	return r.j.Append(journal.Record{Index: index, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: worker})
+	return r.j.Queue(journal.Record{Index: index, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: worker})
 }
+
+func (r recordJournal) Sync() error { return r.j.Sync() }
 
 func (r recordJournal) Distrust(worker uint64) error { return r.j.Distrust(worker) }
 

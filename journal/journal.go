@@ -183,6 +183,7 @@ type Journal struct {
 	bad     map[uint64]struct{} // distrusted workers
 	buf     []byte
 	pending []byte              // frames queued since the last write: the bytes [written, off)
+	oldest  time.Time           // when pending's first frame was queued (Sync's window)
 	spare   []byte              // the previous write's buffer, for the next queue
 	written int64               // bytes written to the file (<= off)
 	closing bool                // Close has begun: Appends are refused
@@ -405,20 +406,38 @@ func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]uint
 
 // Append commits r durably: it returns only after the record is written and
 // fsynced, so the caller acknowledges the worker after Append returns nil.
-// It refuses an index already committed (ErrDuplicate), unless by a worker
-// since distrusted, an index outside [0, Settings.Tasks) and an oversized
-// digest. A record of a distrusted worker is dropped: Append writes
-// nothing and returns nil. After a failed write or fsync the Journal
-// refuses every further Append: what reached the disk is unknown, so the
-// run must stop (a resume replays what is there). Concurrent Appends share
-// fsyncs (group commit): each still returns only once its own record is on
-// disk.
+// It is Queue and then Sync; see Queue for what it refuses. Concurrent
+// Appends share fsyncs (group commit): each still returns only once its
+// own record is on disk.
 func (j *Journal) Append(r Record) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.queueLocked(r); err != nil {
+		return err
+	}
+	return j.syncLocked()
+}
+
+// Queue commits r without waiting for the disk: the record is durable once
+// a later Sync (or Append) returns nil, and the caller acknowledges the
+// worker only then. Queued records reach the disk in the order they were
+// queued, with the splits and distrusts among them. Queue refuses an index
+// already committed (ErrDuplicate), unless by a worker since distrusted,
+// an index outside [0, Settings.Tasks) and an oversized digest. A record
+// of a distrusted worker is dropped: Queue writes nothing and returns nil.
+// After a failed write or fsync the Journal refuses every further record:
+// what reached the disk is unknown, so the run must stop (a resume replays
+// what is there).
+func (j *Journal) Queue(r Record) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.queueLocked(r)
+}
+
+func (j *Journal) queueLocked(r Record) error {
 	if len(r.Digest) > MaxDigestSize {
 		return fmt.Errorf("journal: digest of %d bytes exceeds %d", len(r.Digest), MaxDigestSize)
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	if r.Index < 0 || (j.tasks > 0 && r.Index >= j.tasks) {
 		return fmt.Errorf("journal: task index %d out of range [0,%d)", r.Index, j.tasks)
 	}
@@ -431,11 +450,31 @@ func (j *Journal) Append(r Record) error {
 	if w, dup := j.seen[r.Index]; dup && !j.distrustedLocked(w) {
 		return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
 	}
-	payload := appendResult(j.buf[:0], r)
-	if err := j.writeLocked(payload); err != nil {
-		return err
-	}
+	j.writeLocked(appendResult(j.buf[:0], r))
 	j.seen[r.Index] = r.Worker
+	return nil
+}
+
+// SyncWindow is how long Sync lets records gather before it fsyncs: at
+// thousands of commits a second, one fsync per window instead of one per
+// handful of commits, at the price of this much more latency per Ack.
+const SyncWindow = 2 * time.Millisecond
+
+// Sync returns once every record queued so far is on disk. It first waits
+// until SyncWindow has passed since the oldest record not yet on disk was
+// queued, then writes every queued record with one write and one fsync,
+// shared with every concurrent Sync and Append (group commit).
+func (j *Journal) Sync() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return ErrClosed
+	}
+	if wait := time.Until(j.oldest.Add(SyncWindow)); wait > 0 && j.synced < j.off && !j.syncing {
+		j.mu.Unlock()
+		time.Sleep(wait)
+		j.mu.Lock()
+	}
 	return j.syncLocked()
 }
 
@@ -455,9 +494,7 @@ func (j *Journal) Distrust(w uint64) error {
 	if j.distrustedLocked(w) {
 		return nil
 	}
-	if err := j.writeLocked(appendDistrust(j.buf[:0], w)); err != nil {
-		return err
-	}
+	j.writeLocked(appendDistrust(j.buf[:0], w))
 	j.bad[w] = struct{}{}
 	return j.syncLocked()
 }
@@ -501,11 +538,13 @@ func (j *Journal) usableLocked() error {
 
 // writeLocked queues one frame of payload at the end of the journal; the
 // next sync writes every queued frame with one write and one fsync.
-func (j *Journal) writeLocked(payload []byte) error {
+func (j *Journal) writeLocked(payload []byte) {
+	if len(j.pending) == 0 {
+		j.oldest = time.Now()
+	}
 	j.pending = appendFrame(j.pending, payload)
 	j.buf = payload[:0]
 	j.off += int64(frameHeader + len(payload))
-	return nil
 }
 
 // syncLocked returns once everything written so far is on disk. Group

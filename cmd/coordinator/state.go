@@ -18,8 +18,10 @@ import (
 type journalCommits struct{ j *journal.Journal }
 
 func (c journalCommits) Commit(index int, k solver.Counts, worker uint64) error {
-	return c.j.Append(journal.Record{Index: index, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker})
+	return c.j.Queue(journal.Record{Index: index, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker})
 }
+
+func (c journalCommits) Sync() error { return c.j.Sync() }
 
 func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
 
