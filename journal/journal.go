@@ -458,7 +458,7 @@ func (j *Journal) queueLocked(r Record) error {
 // SyncWindow is how long Sync lets records gather before it fsyncs: at
 // thousands of commits a second, one fsync per window instead of one per
 // handful of commits, at the price of this much more latency per Ack.
-const SyncWindow = 2 * time.Millisecond
+const SyncWindow = 5 * time.Millisecond
 
 // Sync returns once every record queued so far is on disk. It first waits
 // until SyncWindow has passed since the oldest record not yet on disk was
