@@ -319,7 +319,6 @@ func (bd *board) place(extra []int) (cm, l, r uint32, err error) {
 // and frames whose last row is already taken by c or d, are counted one
 // by one.
 func countTriple(n, a, c, d int, extra []int, unique bool) (Counts, error) {
-	m := n - 1
 	q, nq, ok := tripleQueens(n, a, c, d)
 	if !ok {
 		return Counts{}, fmt.Errorf("border placement (%d, %d, %d) of n=%d is not valid", a, c, d, n)
@@ -333,26 +332,17 @@ func countTriple(n, a, c, d int, extra []int, unique bool) (Counts, error) {
 	if len(extra) >= bd.k && bd.k > 0 {
 		return Counts{}, fmt.Errorf("%d extra rows leave no row free for the search", len(extra))
 	}
+	tf := memoFramesOf(n, a, c, d)
+	if !tf.found {
+		return Counts{}, fmt.Errorf("no canonical border placement of n=%d has (a, c, d) = (%d, %d, %d)", n, a, c, d)
+	}
 	var sum Counts
-	var lazy uint32 // columns b left to the search
-	found := false
-	for b := 0; b < n; b++ {
-		f, ok := makeFrame(n, [4]int{a, b, c, d})
-		if !ok {
-			continue
-		}
-		found = true
-		if f.stab == 1 && c != m && d != m {
-			lazy |= 1 << b
-			continue
-		}
+	for _, f := range tf.each {
 		if sum, err = sum.Add(countFrameTask(n, f, extra, unique)); err != nil {
 			return Counts{}, err
 		}
 	}
-	if !found {
-		return Counts{}, fmt.Errorf("no canonical border placement of n=%d has (a, c, d) = (%d, %d, %d)", n, a, c, d)
-	}
+	lazy := tf.lazy // columns b left to the search
 	if lazy == 0 {
 		return sum, nil
 	}

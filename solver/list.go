@@ -76,19 +76,6 @@ func listPrefix(n int, prefix []int, yield func([]int) bool) (Counts, error) {
 	return sum, nil
 }
 
-// tripleFrames describes the canonical frames (a, b, c, d) of one triple
-// (a, c, d): the stabilizer of each frame by b (0 when (a, b, c, d) is not
-// canonical) and the set of such b.
-func tripleFrames(n, a, c, d int) (stab [MaxN]uint8, bs uint32) {
-	for b := range n {
-		if f, ok := makeFrame(n, [4]int{a, b, c, d}); ok {
-			stab[b] = f.stab
-			bs |= 1 << b
-		}
-	}
-	return stab, bs
-}
-
 // listTriple lists the representatives of every canonical frame (a, b, c,
 // d) whose first free rows hold extra, in one search: the last row, when
 // free, accepts only the columns b of canonical frames, and b then says
@@ -108,7 +95,8 @@ func listTriple(n, a, c, d int, extra []int, yield func([]int) bool) (cnt Counts
 	if len(extra) >= bd.k && bd.k > 0 {
 		return Counts{}, false, fmt.Errorf("%d extra rows leave no row free for the search", len(extra))
 	}
-	stab, bs := tripleFrames(n, a, c, d)
+	tf := memoFramesOf(n, a, c, d)
+	stab, bs := tf.stab, tf.canon
 	if bs == 0 {
 		return Counts{}, false, fmt.Errorf("no canonical border placement of n=%d has (a, c, d) = (%d, %d, %d)", n, a, c, d)
 	}
@@ -339,7 +327,7 @@ func (k *ListChecker) setTriple(tri [3]int) {
 	var bd board
 	bd.init(k.n, frame{queens: q, nq: nq})
 	k.rows, k.free = bd.rows, bd.k
-	k.stab, _ = tripleFrames(k.n, tri[0], tri[1], tri[2])
+	k.stab = memoFramesOf(k.n, tri[0], tri[1], tri[2]).stab
 	k.valid = true
 }
 
