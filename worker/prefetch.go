@@ -42,7 +42,7 @@ func (p *prefetch) reserveLocked() int {
 	if p.task <= 0 || p.rtt <= 0 {
 		return p.min
 	}
-	want := int(math.Ceil(float64(p.slots)*p.rtt/p.task)) + 1
+	want := int(math.Ceil(2*float64(p.slots)*p.rtt/p.task)) + 1
 	return max(p.min, min(want, maxPrefetchPerSlot*p.slots))
 }
 

@@ -32,6 +32,11 @@ const (
 	// outQueue is the send queue between task goroutines and the stream's
 	// sender; a full queue pushes back on enumeration.
 	outQueue = 64
+	// resultLinger is how long a ResultBatch waits for more Results
+	// (sendQueued): a fraction of a millisecond is nothing next to a task
+	// of seconds, and gathers tens of tasks of microseconds into one
+	// message.
+	resultLinger = 200 * time.Microsecond
 )
 
 // KeepaliveParams are the client keepalive settings: ping an idle
