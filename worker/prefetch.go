@@ -16,10 +16,13 @@ const ewmaWeight = 0.2
 
 // prefetch sizes the reserve of leased tasks waiting beyond the busy
 // slots, so a slot that frees starts its next task at once instead of
-// idling for a round trip: the reserve covers the round trip (measured from
-// a Result to its Ack) at the pace tasks finish (measured from their
-// durations), at least the configured minimum, at most
-// maxPrefetchPerSlot per slot. Safe for concurrent use.
+// idling for a round trip: the reserve covers twice the round trip
+// (measured from a Result being queued to its Ack, so it includes the
+// Result's linger and the journal's fsync window) at the pace tasks finish
+// (measured from their durations), at least the configured minimum, at
+// most maxPrefetchPerSlot per slot. Twice, because the mean hides the
+// slow round trips, and a dry reserve idles every slot. Safe for
+// concurrent use.
 type prefetch struct {
 	slots, min int
 
