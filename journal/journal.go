@@ -171,24 +171,25 @@ type Repair struct {
 type Journal struct {
 	path string
 
-	mu      sync.Mutex          // guards every field below
-	cond    *sync.Cond          // on mu: broadcast when an fsync ends
-	synced  int64               // bytes known to be on disk (<= off)
-	syncing bool                // an Append is in f.Sync, outside mu
-	f       *os.File            // nil after Close
-	off     int64               // end of the valid data: where the next record goes
-	tasks   int                 // Settings.Tasks plus every split's children (0: unchecked)
-	split   map[int]bool        // tasks split
-	seen    map[int]uint64      // committed task index -> its worker key
-	bad     map[uint64]struct{} // distrusted workers
-	buf     []byte
-	pending []byte              // frames queued since the last write: the bytes [written, off)
-	oldest  time.Time           // when pending's first frame was queued (Sync's window)
-	spare   []byte              // the previous write's buffer, for the next queue
-	written int64               // bytes written to the file (<= off)
-	closing bool                // Close has begun: Appends are refused
-	failed  error               // sticky: set when a write or fsync failed
-	onSync  func(time.Duration) // ObserveSync's observer, or nil
+	mu        sync.Mutex          // guards every field below
+	cond      *sync.Cond          // on mu: broadcast when an fsync ends
+	synced    int64               // bytes known to be on disk (<= off)
+	syncing   bool                // an Append is in f.Sync, outside mu
+	scheduled bool                // a timer will write what Sync's window gathered
+	f         *os.File            // nil after Close
+	off       int64               // end of the valid data: where the next record goes
+	tasks     int                 // Settings.Tasks plus every split's children (0: unchecked)
+	split     map[int]bool        // tasks split
+	seen      map[int]uint64      // committed task index -> its worker key
+	bad       map[uint64]struct{} // distrusted workers
+	buf       []byte
+	pending   []byte              // frames queued since the last write: the bytes [written, off)
+	oldest    time.Time           // when pending's first frame was queued (Sync's window)
+	spare     []byte              // the previous write's buffer, for the next queue
+	written   int64               // bytes written to the file (<= off)
+	closing   bool                // Close has begun: Appends are refused
+	failed    error               // sticky: set when a write or fsync failed
+	onSync    func(time.Duration) // ObserveSync's observer, or nil
 }
 
 // Create starts a new journal at path holding s, durably (written to a
@@ -460,22 +461,50 @@ func (j *Journal) queueLocked(r Record) error {
 // handful of commits, at the price of this much more latency per Ack.
 const SyncWindow = 5 * time.Millisecond
 
-// Sync returns once every record queued so far is on disk. It first waits
-// until SyncWindow has passed since the oldest record not yet on disk was
-// queued, then writes every queued record with one write and one fsync,
-// shared with every concurrent Sync and Append (group commit).
+// Sync returns once every record queued so far is on disk. The records
+// gather until SyncWindow has passed since the oldest of them was queued;
+// then one timer writes all of them with one write and one fsync, for
+// every Sync waiting (group commit). Waiters sleep on the journal's
+// condition, not on a timer each: a coordinator with thousands of workers
+// has thousands of them.
 func (j *Journal) Sync() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
 		return ErrClosed
 	}
-	if wait := time.Until(j.oldest.Add(SyncWindow)); wait > 0 && j.synced < j.off && !j.syncing {
-		j.mu.Unlock()
-		time.Sleep(wait)
-		j.mu.Lock()
+	end := j.off
+	for j.synced < end {
+		if j.failed != nil {
+			return fmt.Errorf("journal %s: %w", j.path, j.failed)
+		}
+		if !j.syncing && !j.scheduled {
+			wait := time.Until(j.oldest.Add(SyncWindow))
+			if wait <= 0 {
+				j.flushLocked()
+				continue
+			}
+			j.scheduled = true
+			time.AfterFunc(wait, j.windowEnded)
+		}
+		j.cond.Wait()
 	}
-	return j.syncLocked()
+	return nil
+}
+
+// windowEnded writes what Sync's window gathered, once any write under
+// way has ended. After Close there is nothing to do: Close wrote it.
+func (j *Journal) windowEnded() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.syncing {
+		j.cond.Wait()
+	}
+	j.scheduled = false
+	if j.f != nil && j.failed == nil && j.synced < j.off {
+		j.flushLocked()
+	}
+	j.cond.Broadcast()
 }
 
 // Distrust durably records that worker w lied: a replay drops every result

@@ -84,3 +84,30 @@ func TestQueueSync(t *testing.T) {
 		seen[r.Index] = true
 	}
 }
+
+// TestSyncDuringClose: a Sync waiting for its window when the journal is
+// closed returns nil, and its record is on disk (Close wrote it).
+func TestSyncDuringClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.journal")
+	j, err := Create(path, testSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Queue(Record{Index: 9, Total: 2, Unique: 1}); err != nil {
+		t.Fatal(err)
+	}
+	synced := make(chan error, 1)
+	go func() { synced <- j.Sync() }()
+	time.Sleep(SyncWindow / 5)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-synced; err != nil {
+		t.Errorf("Sync across Close: %v, want nil", err)
+	}
+	time.Sleep(2 * SyncWindow) // the window's timer finds the journal closed
+	rep, err := Read(path)
+	if err != nil || len(rep.Records) != 1 || rep.Records[0].Index != 9 {
+		t.Fatalf("after Close: %+v, %v; want task 9's record", rep.Records, err)
+	}
+}
