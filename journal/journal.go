@@ -180,7 +180,7 @@ type Journal struct {
 	off       int64               // end of the valid data: where the next record goes
 	tasks     int                 // Settings.Tasks plus every split's children (0: unchecked)
 	split     map[int]bool        // tasks split
-	seen      map[int]uint64      // committed task index -> its worker key
+	seen      commitSet           // the committed tasks and their workers
 	bad       map[uint64]struct{} // distrusted workers
 	buf       []byte
 	pending   []byte              // frames queued since the last write: the bytes [written, off)
@@ -242,7 +242,7 @@ func Create(path string, s Settings) (*Journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("journal %s: fsync directory: %w", path, plainErr(err))
 	}
-	return newJournal(path, f, int64(len(data)), s.Tasks, make(map[int]uint64)), nil
+	return newJournal(path, f, int64(len(data)), s.Tasks, newCommitSet(s.Tasks)), nil
 }
 
 // removeHeld removes the empty file at path that a failed Create holds
@@ -365,9 +365,9 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 		}
 		rp.Repaired = &Repair{Offset: end, Dropped: int64(len(data)) - end, Reason: p.torn.reason}
 	}
-	seen := make(map[int]uint64, len(p.records))
+	seen := newCommitSet(p.tasks)
 	for _, r := range p.records {
-		seen[r.Index] = r.Worker
+		seen.set(r.Index, r.Worker)
 	}
 	j := newJournal(path, f, end, p.tasks, seen)
 	for _, sp := range p.splits {
@@ -399,7 +399,7 @@ func Read(path string) (Replay, error) {
 	return rp, nil
 }
 
-func newJournal(path string, f *os.File, off int64, tasks int, seen map[int]uint64) *Journal {
+func newJournal(path string, f *os.File, off int64, tasks int, seen commitSet) *Journal {
 	j := &Journal{path: path, f: f, off: off, written: off, synced: off, tasks: tasks, seen: seen, bad: make(map[uint64]struct{}), split: make(map[int]bool)}
 	j.cond = sync.NewCond(&j.mu)
 	return j
@@ -448,11 +448,11 @@ func (j *Journal) queueLocked(r Record) error {
 	if j.distrustedLocked(r.Worker) {
 		return nil
 	}
-	if w, dup := j.seen[r.Index]; dup && !j.distrustedLocked(w) {
+	if w, dup := j.seen.get(r.Index); dup && !j.distrustedLocked(w) {
 		return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
 	}
 	j.writeLocked(appendResult(j.buf[:0], r))
-	j.seen[r.Index] = r.Worker
+	j.seen.set(r.Index, r.Worker)
 	return nil
 }
 
@@ -547,6 +547,7 @@ func (j *Journal) Split(sp Split) error {
 	j.writeLocked(appendSplit(j.buf[:0], sp))
 	j.split[sp.Parent] = true
 	j.tasks += sp.Count
+	j.seen.grow(j.tasks)
 	return nil
 }
 
@@ -646,11 +647,11 @@ func (j *Journal) Len() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	n := 0
-	for _, w := range j.seen {
+	j.seen.workers(func(w uint64) {
 		if !j.distrustedLocked(w) {
 			n++
 		}
-	}
+	})
 	return n
 }
 
