@@ -114,6 +114,7 @@ func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
 		}
 	}
 	t.committed, t.counts, t.committer = true, r.counts, sess
+	delete(s.failedOn, idx) // its failures no longer count
 	s.committed++
 	s.addLocked(r.counts, 1)
 	sess.tasks++

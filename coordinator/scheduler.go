@@ -143,7 +143,6 @@ type taskState struct {
 	committed bool
 	restored  bool // committed by an earlier run (read from the journal)
 	counts    solver.Counts
-	failedOn  []string    // distinct workers whose solver failed on it (retry cap)
 	lease     *lease      // the live lease, nil when queued or committed
 	queued    bool        // in the ready heap
 	depth     uint8       // the length of its prefix
@@ -198,6 +197,7 @@ type scheduler struct {
 	mu sync.Mutex
 	// mu guards every field below.
 	tasks         []taskState
+	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
 	retry         readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
 	next          int                 // the plan's next task never leased
 	sp            splitter            // the splits (split.go)
@@ -257,6 +257,7 @@ func newScheduler(opt schedOptions) *scheduler {
 		log:         opt.Log,
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
 		tasks:       make([]taskState, len(opt.Plan.Tasks)),
+		failedOn:    make(map[int][]string),
 		sessions:    make(map[string]*session),
 		hungry:      make(map[*session]bool),
 		leases:      make(map[uint64]*lease),
@@ -539,9 +540,10 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	}
 	s.stats.Requeued++
 	if why == causeSolver && !t.committed {
-		t.failedOn = addDistinct(t.failedOn, l.sess.failureName())
-		if len(t.failedOn) >= s.opt.MaxAttempts {
-			s.failLocked(fmt.Errorf("task %d failed on %d workers (last: %s); giving up (retry cap --max-attempts)", l.task, len(t.failedOn), reason))
+		failed := addDistinct(s.failedOn[l.task], l.sess.failureName())
+		s.failedOn[l.task] = failed
+		if len(failed) >= s.opt.MaxAttempts {
+			s.failLocked(fmt.Errorf("task %d failed on %d workers (last: %s); giving up (retry cap --max-attempts)", l.task, len(failed), reason))
 			return
 		}
 	}
