@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/nqueens/nqueens/internal/connguard"
+	"github.com/nqueens/nqueens/internal/waitfor"
 	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -353,7 +354,7 @@ func (j *Job) serve(ctx context.Context, serveErr <-chan error, pubDone <-chan e
 func (j *Job) shutdown(srv *grpc.Server, hs *health.Server, workers *sync.WaitGroup, cancelWorkers func(), reason string) {
 	hs.Shutdown()
 	j.sched.drain(reason)
-	if !waitTimeout(workers, j.cfg.DrainTimeout) {
+	if !waitfor.Group(workers, j.cfg.DrainTimeout) {
 		cancelWorkers()
 		workers.Wait()
 	}
@@ -428,18 +429,6 @@ func loopback(a net.Addr) string {
 		return net.JoinHostPort("127.0.0.1", fmt.Sprint(t.Port))
 	}
 	return a.String()
-}
-
-// waitTimeout waits for wg up to d and reports whether it ended.
-func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		return false
-	}
 }
 
 // KindName names a plan kind as the summary does: count, all (a listing

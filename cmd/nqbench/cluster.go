@@ -44,6 +44,7 @@ import (
 
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/internal/cli"
+	"github.com/nqueens/nqueens/internal/waitfor"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/worker"
@@ -333,7 +334,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	// before it exited (their Drain, the last Acks), within drainWait: on
 	// a slow machine the coordinator can exit before they have read them.
 	close(ended)
-	if !waitGroupTimeout(&wg, drainWait) {
+	if !waitfor.Group(&wg, drainWait) {
 		stopWorkers()
 		wg.Wait()
 	}
@@ -1095,16 +1096,4 @@ func writeTable(path string, plan solver.Plan, t []solver.Counts) error {
 		os.Remove(f.Name())
 	}
 	return err
-}
-
-// waitGroupTimeout waits for wg at most d, and says whether it ended.
-func waitGroupTimeout(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		return false
-	}
 }
