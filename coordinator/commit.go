@@ -23,10 +23,7 @@ type report struct {
 type verdict struct {
 	outcome Outcome
 	reason  string
-	index   int           // the committed task (OutcomeCommitted only)
-	counts  solver.Counts // its counts (OutcomeCommitted only)
-	worker  uint64        // its committer's session key (OutcomeCommitted only)
-	lost    bool          // the journal refused the commit: the job failed, no Ack
+	lost    bool // the journal refused the commit (OutcomeCommitted only): the job failed, no Ack
 }
 
 // result judges a report. The scheduler takes ownership of r.spill only
@@ -131,7 +128,7 @@ func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
 	s.sampleLocked(idx)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
-	return verdict{outcome: OutcomeCommitted, index: idx, counts: r.counts, worker: sess.key, lost: lost}
+	return verdict{outcome: OutcomeCommitted, lost: lost}
 }
 
 // makeDurable waits, outside the lock, until the journal holds the commits

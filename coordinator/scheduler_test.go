@@ -1155,8 +1155,8 @@ func TestSchedJournal(t *testing.T) {
 	as := ra.fresh()
 	for _, x := range as[:2] {
 		v := h.s.result(a, h.honest(x))
-		if v.outcome != OutcomeCommitted || v.worker != a.key || !h.s.makeDurable([]verdict{v}) {
-			t.Fatalf("commit of task %d: outcome %d, worker %x (want %x)", x.Task.Index, v.outcome, v.worker, a.key)
+		if v.outcome != OutcomeCommitted || !h.s.makeDurable([]verdict{v}) {
+			t.Fatalf("commit of task %d: outcome %d, not durable", x.Task.Index, v.outcome)
 		}
 	}
 	h.s.wait()
