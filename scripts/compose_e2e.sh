@@ -234,7 +234,9 @@ wait_resumed() {
 }
 crashes=0
 coordinator_comes_back() {
-	docker logs "$coord" 2>&1 | grep -q "journal created: state=$journal" ||
+	# Not grep -q: it would stop reading at the match, docker logs would
+	# die of SIGPIPE, and pipefail would fail the check (seen in CI).
+	docker logs "$coord" 2>&1 | grep -c "journal created: state=$journal" >/dev/null ||
 		fail "the coordinator's first start did not log 'journal created: state=$journal'"
 	log "coordinator runs with $(docker inspect --format '{{join .Args " "}}' "$coord" | grep -o -- '--state [^ ]* --resume=[a-z]*'), restart policy $(docker inspect --format '{{.HostConfig.RestartPolicy.Name}}:{{.HostConfig.RestartPolicy.MaximumRetryCount}}' "$coord")"
 	# 1. A crash: SIGKILL from outside Docker, as the kernel's OOM killer
