@@ -289,6 +289,13 @@ func countFrameTask(n int, f frame, extra []int, unique bool) Counts {
 		sols, nodes := bd.count(len(extra), cm, l, r)
 		return Counts{Total: sols * f.orbit, Unique: sols, Nodes: nodes}
 	}
+	if len(extra) == 0 && rotational(f.stab) {
+		// A whole frame, symmetric by rotations only: the fast loop and
+		// Burnside (fixed.go). A part of a frame (extra) cannot use it: a
+		// solution's images lie in other parts.
+		sols, nodes := bd.count(0, cm, l, r)
+		return Counts{Total: sols * f.orbit, Unique: burnsideUnique(n, f, sols), Nodes: nodes}
+	}
 	sols, uniq, nodes := bd.countSym(extra)
 	return Counts{Total: sols * f.orbit, Unique: uniq, Nodes: nodes}
 }
