@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -109,6 +110,10 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 	return j, nil
 }
 
+// bigResume is the number of restored tasks from which a resume returns
+// the memory of its replay to the system at once (about 200 bytes a task).
+const bigResume = 100_000
+
 // remoteSlots is the cluster AutoDepth plans for when every worker is
 // remote: the coordinator cannot know how many will join, and tasks are
 // cheap (batched), so it plans tens of tasks per slot for a cluster of
@@ -161,6 +166,16 @@ func (j *Job) prepare() error {
 		if err := j.sched.restore(i, c); err != nil {
 			return err
 		}
+	}
+	// The scheduler holds them now: a resume of a million tasks would
+	// otherwise keep a second copy (70 MB) for the whole run.
+	big := len(cfg.Restored) >= bigResume
+	j.cfg.Restored, j.cfg.Splits = nil, nil
+	if big {
+		// The journal's replay took about as much again, freed now: give
+		// it back to the system, or the process stays at its peak for a
+		// run of days (a 988,030-task resume: 450 MB resident, 150 MB live).
+		debug.FreeOSMemory()
 	}
 	j.sched.checkDone()
 	lis, err := net.Listen("tcp", cfg.Listen)

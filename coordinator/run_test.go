@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/nqueens/nqueens/solver"
 )
 
 // Named timeouts: each bounds one kind of wait, so a hang fails the test
@@ -50,5 +52,32 @@ func TestCountsThroughCluster(t *testing.T) {
 		if !s.Complete || s.Committed != s.Tasks || s.Conflicts != 0 {
 			t.Errorf("Run(n=%d): complete %v, %d of %d tasks, %d conflicts", n, s.Complete, s.Committed, s.Tasks, s.Conflicts)
 		}
+	}
+}
+
+// TestResumeKeepsOneCopy: once the scheduler holds a resume's restored
+// results, the job drops the copy it was given (a million-task resume
+// would keep 70 MB twice), and the job still counts them as restored.
+func TestResumeKeepsOneCopy(t *testing.T) {
+	cfg := testConfig(8, 1)
+	cfg.Depth = 2
+	cfg.OpenJournal = func(p solver.Plan) (Resumed, error) {
+		restored := map[int]solver.Counts{}
+		for _, task := range p.Tasks[:2] {
+			c, err := solver.CountTask(p.N, task)
+			if err != nil {
+				return Resumed{}, err
+			}
+			restored[task.Index] = c
+		}
+		return Resumed{Results: restored}, nil
+	}
+	j, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.cfg.Restored != nil || j.Status().Restored != 2 {
+		t.Errorf("after New: %d results still held by the job, %d restored; want none held, 2 restored", len(j.cfg.Restored), j.Status().Restored)
 	}
 }
