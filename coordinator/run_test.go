@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -79,5 +80,14 @@ func TestResumeKeepsOneCopy(t *testing.T) {
 	defer j.Close()
 	if j.cfg.Restored != nil || j.Status().Restored != 2 {
 		t.Errorf("after New: %d results still held by the job, %d restored; want none held, 2 restored", len(j.cfg.Restored), j.Status().Restored)
+	}
+}
+
+// TestTaskRecordSize: the scheduler keeps one taskState per task, a
+// million or more on the biggest boards: a field added in the wrong place
+// (padding) or a per-task slice shows here first.
+func TestTaskRecordSize(t *testing.T) {
+	if got := unsafe.Sizeof(taskState{}); got > 48 {
+		t.Errorf("taskState is %d bytes, want at most 48 (issue 11: flat memory)", got)
 	}
 }
