@@ -193,13 +193,8 @@ func triples(n int, prefix []int, fn func(a, c, d int) bool) {
 	for a := lo[0]; a <= hi[0]; a++ {
 		for c := lo[1]; c <= hi[1]; c++ {
 			for d := lo[2]; d <= hi[2]; d++ {
-				for b := 0; b < n; b++ {
-					if _, ok := makeFrame(n, [4]int{a, b, c, d}); ok {
-						if !fn(a, c, d) {
-							return
-						}
-						break
-					}
+				if memoFramesOf(n, a, c, d).canon != 0 && !fn(a, c, d) {
+					return
 				}
 			}
 		}
@@ -285,18 +280,18 @@ func countFrameTask(n int, f frame, extra []int, unique bool) Counts {
 	if err != nil {
 		return Counts{}
 	}
-	if f.stab == 1 || !unique {
-		sols, nodes := bd.count(len(extra), cm, l, r)
-		return Counts{Total: sols * f.orbit, Unique: sols, Nodes: nodes}
+	symmetric := f.stab != 1 && unique
+	if symmetric && (len(extra) > 0 || !rotational(f.stab)) {
+		// Burnside (fixed.go) needs the whole frame: a part of it (extra)
+		// has its solutions' images in other parts.
+		sols, uniq, nodes := bd.countSym(extra)
+		return Counts{Total: sols * f.orbit, Unique: uniq, Nodes: nodes}
 	}
-	if len(extra) == 0 && rotational(f.stab) {
-		// A whole frame, symmetric by rotations only: the fast loop and
-		// Burnside (fixed.go). A part of a frame (extra) cannot use it: a
-		// solution's images lie in other parts.
-		sols, nodes := bd.count(0, cm, l, r)
-		return Counts{Total: sols * f.orbit, Unique: burnsideUnique(n, f, sols), Nodes: nodes}
+	sols, nodes := bd.count(len(extra), cm, l, r)
+	uniq := sols
+	if symmetric { // a whole frame that rotations keep in place
+		uniq = burnsideUnique(n, f, sols)
 	}
-	sols, uniq, nodes := bd.countSym(extra)
 	return Counts{Total: sols * f.orbit, Unique: uniq, Nodes: nodes}
 }
 
@@ -340,7 +335,7 @@ func countTriple(n, a, c, d int, extra []int, unique bool) (Counts, error) {
 		return Counts{}, fmt.Errorf("%d extra rows leave no row free for the search", len(extra))
 	}
 	tf := memoFramesOf(n, a, c, d)
-	if !tf.found {
+	if tf.canon == 0 {
 		return Counts{}, fmt.Errorf("no canonical border placement of n=%d has (a, c, d) = (%d, %d, %d)", n, a, c, d)
 	}
 	var sum Counts

@@ -7,8 +7,7 @@ import "sync/atomic"
 // canonical, with which symmetries, which the count takes in one pass over
 // the last row, and which it counts one by one.
 type tripleInfo struct {
-	found bool        // some b makes (a, b, c, d) a canonical frame
-	canon uint32      // columns b of the canonical frames
+	canon uint32      // columns b of the canonical frames (0: the triple has none)
 	stab  [MaxN]uint8 // the stabilizer of each canonical frame, by b (0: not canonical)
 	lazy  uint32      // columns b of the frames left to the count's last row
 	each  []frame     // the canonical frames counted one by one, b ascending
@@ -26,7 +25,6 @@ func framesOf(n, a, c, d int) tripleInfo {
 		if !ok {
 			continue
 		}
-		tf.found = true
 		tf.canon |= 1 << b
 		tf.stab[b] = f.stab
 		if f.stab == 1 && c != m && d != m {
