@@ -300,13 +300,14 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: len(plan.Tasks), fingerprint: plan.Fingerprint(),
 		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches}
 	joins := make(chan struct{}, cfg.Joins)
-	ended := make(chan struct{}) // closed when the coordinator has exited: stop joining
+	joining, stopJoining := context.WithCancel(wctx) // ended when the coordinator has exited
+	defer stopJoining()
 	errs := make(chan error, cfg.Workers)
 	var wg sync.WaitGroup
 	for i := range sims {
 		sims[i] = &simWorker{job: &job, id: i, src: sourceAddr(i)}
 		wg.Go(func() {
-			if err := sims[i].run(wctx, joins, ended); err != nil {
+			if err := sims[i].run(wctx, joining, joins); err != nil {
 				errs <- err
 				stopWorkers() // one broken worker ends the run
 			}
@@ -333,7 +334,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	// stop at once. Those with a stream read what the coordinator sent
 	// before it exited (their Drain, the last Acks), within drainWait: on
 	// a slow machine the coordinator can exit before they have read them.
-	close(ended)
+	stopJoining()
 	if !waitfor.Group(&wg, drainWait) {
 		stopWorkers()
 		wg.Wait()
@@ -581,9 +582,9 @@ type simWorker struct {
 }
 
 // run connects, joins and works until the coordinator drains the worker.
-// joins bounds the Joins in flight; once ended is closed, a worker not yet
+// joins bounds the Joins in flight; once joining ends, a worker not yet
 // joined gives up.
-func (w *simWorker) run(ctx context.Context, joins chan struct{}, ended <-chan struct{}) error {
+func (w *simWorker) run(ctx, joining context.Context, joins chan struct{}) error {
 	dialer := func(ctx context.Context, addr string) (net.Conn, error) {
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: w.src}}
 		return d.DialContext(ctx, "tcp", addr)
@@ -597,23 +598,14 @@ func (w *simWorker) run(ctx context.Context, joins chan struct{}, ended <-chan s
 	}
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
-	jctx, stopJoin := context.WithCancel(ctx)
-	defer stopJoin()
-	go func() {
-		select {
-		case <-ended:
-			stopJoin()
-		case <-jctx.Done():
-		}
-	}()
 	select {
 	case joins <- struct{}{}:
-	case <-jctx.Done():
+	case <-joining.Done():
 		return nil
 	}
-	jr, err := w.join(jctx, client)
+	jr, err := w.join(joining, client)
 	<-joins
-	if err != nil && jctx.Err() != nil {
+	if err != nil && joining.Err() != nil {
 		return nil // the job ended before this worker joined
 	}
 	if err == nil {
