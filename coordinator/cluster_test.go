@@ -404,7 +404,7 @@ func TestBadConfig(t *testing.T) {
 	}{
 		{"n too large", func(c *Config) { c.N = 33 }, "N", "33 out of range 1..32"},
 		{"n zero", func(c *Config) { c.N = 0 }, "N", "0 out of range 1..32"},
-		{"depth", func(c *Config) { c.Depth = 9 }, "Depth", "9 out of range: for n=8 it must be 0..5"},
+		{"depth", func(c *Config) { c.Depth = 9 }, "Depth", "9 out of range: for n=8 it must be 0..7"},
 		{"listen", func(c *Config) { c.Listen = "8080" }, "Listen", `"8080": want HOST:PORT`},
 		{"verify range", func(c *Config) { c.VerifyFraction = 1.5 }, "VerifyFraction", "1.5 out of range 0..1"},
 		{"heartbeat", func(c *Config) { c.Heartbeat = c.Lease }, "Heartbeat", "30s must be shorter than the lease 30s"},

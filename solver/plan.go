@@ -26,18 +26,26 @@ type Plan struct {
 	N, Depth int
 	Kind     Kind
 	Tasks    []Task
-	Pins     Pins // the pinned queens of a KindPinned plan (NewPinnedPlan); nil otherwise
+	Pins     Pins      // the pinned queens of a KindPinned plan (NewPinnedPlan); nil otherwise
+	lazy     *lazyPlan // NewLazyPlan's plan past frameDepth: Tasks is nil
 }
 
 // maxExtraRows is how many free rows beyond the border placement a
 // KindCount plan may fix.
-const maxExtraRows = 2
+const maxExtraRows = 4
 
-// MaxDepth returns the largest depth NewPlan accepts: 5 (3 border values
-// and 2 more rows; see CountTask), whatever n and kind.
+// MaxDepth returns the largest depth NewPlan accepts: 7 for counting and
+// listing plans (3 border values and 4 more rows; see CountTask), 5 for
+// pinned ones (rows), whatever n. A coordinator splits deeper on demand.
 func MaxDepth(n int, kind Kind) int {
+	if kind == KindPinned {
+		return maxPinnedDepth
+	}
 	return frameDepth + maxExtraRows
 }
+
+// maxPinnedDepth is the largest depth of a pinned plan.
+const maxPinnedDepth = 5
 
 // NewPlan splits the search of an n-board into tasks. Depth must be
 // 0..MaxDepth(n, kind); depth 0 is a single task holding the whole board.

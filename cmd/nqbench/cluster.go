@@ -183,7 +183,7 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	var c clusterConfig
 	fs := flag.NewFlagSet("nqbench cluster", flag.ContinueOnError)
 	fs.IntVar(&c.N, "n", 0, "board size `N` (one with a published count, 1..27)")
-	fs.IntVar(&c.Depth, "depth", 0, "plan depth `D` passed to the coordinator (0..5)")
+	fs.IntVar(&c.Depth, "depth", 0, "plan depth `D` passed to the coordinator (0..7)")
 	fs.IntVar(&c.Workers, "workers", 0, "simulated workers `K`, each on its own connection")
 	fs.IntVar(&c.Slots, "slots", 1, "slots each simulated worker declares")
 	fs.IntVar(&c.Prefetch, "prefetch", 2, "credits each worker grants beyond its slots")

@@ -1,0 +1,67 @@
+package solver
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLazyPlanMatches checks that a lazy plan has NewPlan's tasks, in
+// its order, with its fingerprint, asked in order and at random.
+func TestLazyPlanMatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= 12; n++ {
+		for depth := 0; depth <= MaxDepth(n, KindCount); depth++ {
+			want, err := NewPlan(n, depth, KindCount)
+			if err != nil {
+				t.Fatalf("NewPlan(%d, %d): %v", n, depth, err)
+			}
+			got, err := NewLazyPlan(n, depth, KindCount)
+			if err != nil {
+				t.Fatalf("NewLazyPlan(%d, %d): %v", n, depth, err)
+			}
+			if got.Len() != len(want.Tasks) || got.Fingerprint() != want.Fingerprint() {
+				t.Fatalf("n=%d depth %d: %d tasks, fingerprint %x; want %d, %x", n, depth, got.Len(), got.Fingerprint(), len(want.Tasks), want.Fingerprint())
+			}
+			order := rng.Perm(got.Len())
+			for i := range order[:len(order)/2] {
+				order[i] = i // the first half in order, as a coordinator leases
+			}
+			for _, i := range order {
+				p := got.Prefix(i)
+				if !slices.Equal(p, want.Tasks[i].Prefix) {
+					t.Fatalf("n=%d depth %d task %d: prefix %v, want %v", n, depth, i, p, want.Tasks[i].Prefix)
+				}
+				lead := -1
+				if len(p) > 0 {
+					lead = p[0]
+				}
+				if l := got.Leading(i); l != lead {
+					t.Fatalf("n=%d depth %d task %d: leading %d, want %d", n, depth, i, l, lead)
+				}
+			}
+		}
+	}
+}
+
+// TestLazyPlanLarge checks a lazy plan past MaxPlanTasks: N=20 at depth 6
+// holds more tasks than NewPlan accepts, and its frames add up.
+func TestLazyPlanLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans N=20 at depth 7")
+	}
+	p, err := NewLazyPlan(20, 7, KindCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Len() <= MaxPlanTasks || p.Tasks != nil {
+		t.Fatalf("N=20 depth 7: %d tasks (Tasks %d); want more than %d, none held", p.Len(), len(p.Tasks), MaxPlanTasks)
+	}
+	if _, err := NewPlan(20, 7, KindCount); err == nil {
+		t.Errorf("NewPlan(20, 7) accepted more than MaxPlanTasks tasks")
+	}
+	last := p.Prefix(p.Len() - 1)
+	if len(last) != 7 {
+		t.Errorf("last task's prefix %v: want 7 values", last)
+	}
+}
