@@ -85,18 +85,18 @@ func (s *scheduler) result(sess *session, r report) verdict {
 // againLocked handles a result for a task committed already: equal counts
 // are a duplicate, others a conflict.
 func (s *scheduler) againLocked(sess *session, idx int, got solver.Counts) verdict {
-	t := &s.tasks[idx]
-	if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
+	c, ok := s.known.get(idx)
+	if !ok || got.Total == c.Total && got.Unique == c.Unique {
 		s.stats.Duplicates++
 		s.log.Debug("duplicate result dropped", "worker_id", sess.id, "task", idx)
 		return verdict{outcome: OutcomeDuplicate, reason: "already committed"}
 	}
 	s.stats.Conflicts++
 	s.log.Error("conflicting result dropped", "worker_id", sess.id, "task", idx,
-		"committed_total", t.counts.Total, "committed_unique", t.counts.Unique,
+		"committed_total", c.Total, "committed_unique", c.Unique,
 		"got_total", got.Total, "got_unique", got.Unique)
-	s.events.add(EventConflict, sess.name, fmt.Sprintf("task %d: total %d, committed %d", idx, got.Total, t.counts.Total))
-	return verdict{outcome: OutcomeConflict, reason: fmt.Sprintf("task %d was committed with total %d unique %d", idx, t.counts.Total, t.counts.Unique)}
+	s.events.add(EventConflict, sess.name, fmt.Sprintf("task %d: total %d, committed %d", idx, got.Total, c.Total))
+	return verdict{outcome: OutcomeConflict, reason: fmt.Sprintf("task %d was committed with total %d unique %d", idx, c.Total, c.Unique)}
 }
 
 // commitLocked commits the first valid result of task idx.
@@ -110,22 +110,24 @@ func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
 			lost = true
 		}
 	}
-	t.committed, t.counts, t.committer = true, r.counts, sess
+	t.committed, t.committer = true, sess.serial
+	s.committers[sess.serial] = sess
+	s.known.recent(idx, r.counts)
 	delete(s.failedOn, idx) // its failures no longer count
 	s.committed++
 	s.addLocked(r.counts, 1)
 	sess.tasks++
 	sess.nodes += r.counts.Nodes
+	sess.standing = addCounts(sess.standing, r.counts, 1)
 	s.work.commit(idx, r.counts.Nodes, false)
-	if t.lease != nil { // another attempt still runs: stop it
-		other := t.lease
+	if other := s.running[idx]; other != nil { // another attempt still runs: stop it
 		other.sess.out.cancel(other.id, s.taskID(idx), "committed by another worker")
 		s.takeBackLocked(other, causeElsewhere, "committed elsewhere")
 	}
 	if s.opt.Want && s.opt.Listing != nil {
 		s.opt.Listing.Add(idx, r.spill)
 	}
-	s.sampleLocked(idx)
+	s.sampleLocked(idx, r.counts)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
 	return verdict{outcome: OutcomeCommitted, lost: lost}
@@ -277,7 +279,7 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 		return nil
 	}
 	if !t.committed {
-		t.committed, t.restored, t.counts = true, true, c
+		t.committed, t.restored = true, true
 		s.committed++
 		s.restored++
 		s.addLocked(c, 1)
@@ -287,14 +289,26 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 }
 
 // addLocked adds (sign 1) or takes away (sign -1) a task's counts from
-// the running sums; they cannot overflow, since implausible keeps them
-// under the board's published counts (and totals recomputes the result).
+// the running sums, which are the job's result: no task's counts are kept
+// to add up again. A sum that would overflow fails the job (implausible
+// keeps them under the published counts where there are some); the node
+// counter saturates instead.
 func (s *scheduler) addLocked(c solver.Counts, sign int) {
-	if sign < 0 {
-		s.solutions, s.unique, s.nodes = s.solutions-c.Total, s.unique-c.Unique, s.nodes-c.Nodes
+	if sign > 0 && (s.solutions+c.Total < s.solutions || s.unique+c.Unique < s.unique) {
+		s.failLocked(fmt.Errorf("the job's counts overflow 64 bits (adding total %d unique %d to %d and %d)", c.Total, c.Unique, s.solutions, s.unique))
 		return
 	}
-	s.solutions, s.unique, s.nodes = s.solutions+c.Total, s.unique+c.Unique, solver.SaturatingAdd(s.nodes, c.Nodes)
+	sum := addCounts(solver.Counts{Total: s.solutions, Unique: s.unique, Nodes: s.nodes}, c, sign)
+	s.solutions, s.unique, s.nodes = sum.Total, sum.Unique, sum.Nodes
+}
+
+// addCounts returns a plus (sign 1) or minus (sign -1) c, nodes
+// saturating.
+func addCounts(a, c solver.Counts, sign int) solver.Counts {
+	if sign < 0 {
+		return solver.Counts{Total: a.Total - c.Total, Unique: a.Unique - c.Unique, Nodes: a.Nodes - min(a.Nodes, c.Nodes)}
+	}
+	return solver.Counts{Total: a.Total + c.Total, Unique: a.Unique + c.Unique, Nodes: solver.SaturatingAdd(a.Nodes, c.Nodes)}
 }
 
 // committedLocked is the sum of the committed counts so far (nodes aside).
@@ -318,20 +332,84 @@ func (s *scheduler) shape() (tasks, deepest int) {
 	return s.leavesLocked(), s.sp.deepest
 }
 
-// totals recomputes the job's counts from the committed results, with
-// overflow-checked addition, and reports how many tasks are committed.
+// totals returns the job's counts (the running sums of the committed
+// results) and how many tasks are committed.
 func (s *scheduler) totals() (solver.Counts, int, Stats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var sum solver.Counts
-	for i := range s.tasks {
-		if !s.tasks[i].committed || s.tasks[i].split {
-			continue
-		}
-		var err error
-		if sum, err = sum.Add(s.tasks[i].counts); err != nil {
-			return solver.Counts{}, s.committed, s.stats, fmt.Errorf("adding task %d: %w", i, err)
+	return solver.Counts{Total: s.solutions, Unique: s.unique, Nodes: s.nodes}, s.committed, s.stats, s.err
+}
+
+// maxRecentCounts is how many of the latest commits knownCounts keeps the
+// counts of, to tell a late duplicate from a conflict: 65,536 records of
+// about 40 bytes, whatever the job's size. A result for an older commit
+// is dropped as a duplicate unchecked (--verify-fraction is what checks
+// committed counts).
+const maxRecentCounts = 1 << 16
+
+// knownCounts holds the counts of the commits that need them: the latest
+// maxRecentCounts, and the tasks sampled for verification until they are
+// verified (pinned).
+type knownCounts struct {
+	m    map[int]knownEntry
+	ring []int // the latest commits, oldest at next once full
+	next int
+}
+
+// knownEntry is one task's kept counts and why they are kept.
+type knownEntry struct {
+	c              solver.Counts
+	recent, pinned bool
+}
+
+func newKnownCounts() knownCounts { return knownCounts{m: make(map[int]knownEntry)} }
+
+// recent records the counts of a fresh commit, forgetting the oldest
+// unpinned one beyond maxRecentCounts.
+func (k *knownCounts) recent(idx int, c solver.Counts) {
+	e := k.m[idx]
+	e.c, e.recent = c, true
+	k.m[idx] = e
+	if len(k.ring) < maxRecentCounts {
+		k.ring = append(k.ring, idx)
+		return
+	}
+	old := k.ring[k.next]
+	k.ring[k.next] = idx
+	k.next = (k.next + 1) % maxRecentCounts
+	if e, ok := k.m[old]; ok && old != idx {
+		if e.recent = false; e.pinned {
+			k.m[old] = e
+		} else {
+			delete(k.m, old)
 		}
 	}
-	return sum, s.committed, s.stats, s.err
 }
+
+// get returns task idx's committed counts, if they are kept.
+func (k *knownCounts) get(idx int) (solver.Counts, bool) {
+	e, ok := k.m[idx]
+	return e.c, ok
+}
+
+// pin keeps task idx's counts (set to c) until unpin.
+func (k *knownCounts) pin(idx int, c solver.Counts) {
+	e := k.m[idx]
+	e.c, e.pinned = c, true
+	k.m[idx] = e
+}
+
+// unpin lets task idx's counts go (a verified task) unless it is among
+// the latest commits still.
+func (k *knownCounts) unpin(idx int) {
+	if e, ok := k.m[idx]; ok {
+		if e.pinned = false; e.recent {
+			k.m[idx] = e
+		} else {
+			delete(k.m, idx)
+		}
+	}
+}
+
+// forget drops task idx's counts (it is no longer committed).
+func (k *knownCounts) forget(idx int) { delete(k.m, idx) }

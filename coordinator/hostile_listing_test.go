@@ -267,7 +267,7 @@ func TestHostileSpillExpired(t *testing.T) {
 	churn := &spillChurner{t: t, n: n, reps: make(map[string][]byte)}
 
 	c := dialRaw(t, r.addr)
-	c.ready(uint32(len(r.job.plan.Tasks)))
+	c.ready(uint32(r.job.plan.Len()))
 	var streamed []*nqueenspb.Assign
 	for len(streamed) < 2 {
 		a := c.next("assign").GetAssign()

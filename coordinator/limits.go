@@ -19,8 +19,8 @@ import (
 // refusal is a gRPC status that says which limit was hit, and a log line;
 // none of them can panic, and together they bound the memory and CPU one
 // worker can make the coordinator spend. The board size and the plan are
-// bounded by Config.Validate and solver.NewPlan (N 1..solver.MaxN, depth
-// 0..solver.MaxDepth, at most solver.MaxPlanTasks tasks).
+// bounded by Config.Validate and solver.NewLazyPlan (N 1..solver.MaxN,
+// depth 0..solver.MaxDepth, at most solver.MaxLazyTasks tasks).
 const (
 	// MaxRecvMsgSize is the largest message the server reads
 	// (grpc.MaxRecvMsgSize): gRPC's 4 MiB default, made explicit so no

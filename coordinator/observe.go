@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"sort"
 	"time"
 
 	"github.com/nqueens/nqueens/solver"
@@ -18,13 +19,13 @@ import (
 // unit; a split shares its task's weight among its children, so splitting
 // changes no estimate.
 type workEstimate struct {
-	group  []int32     // task index -> group
-	weight []float32   // task index -> units
-	groups []workGroup // by Prefix[0]
-	all    workGroup   // every committed task
-	done   float64     // nodes committed by this run
-	// planTasks is the plan's number of tasks: one unit each.
-	planTasks int
+	starts    []int       // the first plan task of each group, in order (solver.Plan.LeadingStarts)
+	kidGroup  []uint8     // task base+i -> its group
+	kidWeight []float32   // task base+i -> its units
+	base      int         // the plan's tasks, one unit each
+	groups    []workGroup // by Prefix[0]
+	all       workGroup   // every committed task
+	done      float64     // nodes committed by this run
 }
 
 type workGroup struct {
@@ -38,31 +39,49 @@ type workGroup struct {
 	timedS    float64 // their seconds
 }
 
+// newWorkEstimate groups p's tasks by their first value: the plan keeps a
+// group's tasks together, so a group is a range of indices and nothing is
+// kept per task of the plan.
 func newWorkEstimate(p solver.Plan) workEstimate {
-	w := workEstimate{group: make([]int32, len(p.Tasks)), weight: make([]float32, len(p.Tasks)), planTasks: len(p.Tasks)}
-	index := map[int]int{}
-	for i, t := range p.Tasks {
-		key := -1
-		if len(t.Prefix) > 0 {
-			key = t.Prefix[0]
+	w := workEstimate{starts: p.LeadingStarts(), base: p.Len()}
+	w.groups = make([]workGroup, len(w.starts))
+	for g, first := range w.starts {
+		end := w.base
+		if g+1 < len(w.starts) {
+			end = w.starts[g+1]
 		}
-		g, ok := index[key]
-		if !ok {
-			g = len(w.groups)
-			index[key] = g
-			w.groups = append(w.groups, workGroup{})
-		}
-		w.group[i], w.weight[i] = int32(g), 1
-		w.groups[g].units++
-		w.all.units++
+		w.groups[g].units = float64(end - first)
 	}
+	w.all.units = float64(w.base)
 	return w
+}
+
+// groupOf returns task idx's group.
+func (w *workEstimate) groupOf(idx int) *workGroup {
+	if idx >= w.base {
+		return &w.groups[w.kidGroup[idx-w.base]]
+	}
+	return &w.groups[sort.Search(len(w.starts), func(g int) bool { return w.starts[g] > idx })-1]
+}
+
+// weightOf returns task idx's units.
+func (w *workEstimate) weightOf(idx int) float64 {
+	if idx >= w.base {
+		return float64(w.kidWeight[idx-w.base])
+	}
+	return 1
 }
 
 // split appends one of the k children of task parent.
 func (w *workEstimate) split(parent, k int) {
-	w.group = append(w.group, w.group[parent])
-	w.weight = append(w.weight, w.weight[parent]/float32(k))
+	g := uint8(0)
+	if parent >= w.base {
+		g = w.kidGroup[parent-w.base]
+	} else {
+		g = uint8(sort.Search(len(w.starts), func(g int) bool { return w.starts[g] > parent }) - 1)
+	}
+	w.kidGroup = append(w.kidGroup, g)
+	w.kidWeight = append(w.kidWeight, float32(w.weightOf(parent)/float64(k)))
 }
 
 // commit records a committed task's nodes; restored tasks teach the
@@ -82,8 +101,8 @@ func (w *workEstimate) uncommit(idx int, nodes uint64) {
 }
 
 func (w *workEstimate) add(idx int, nodes uint64, restored bool, sign float64) {
-	u := float64(w.weight[idx]) * sign
-	g := &w.groups[w.group[idx]]
+	u := w.weightOf(idx) * sign
+	g := w.groupOf(idx)
 	for _, x := range []*workGroup{g, &w.all} {
 		if nodes > 0 {
 			x.committed += u
@@ -100,8 +119,8 @@ func (w *workEstimate) add(idx int, nodes uint64, restored bool, sign float64) {
 
 // measure records that task idx took seconds.
 func (w *workEstimate) measure(idx int, seconds float64) {
-	u := float64(w.weight[idx])
-	for _, x := range []*workGroup{&w.groups[w.group[idx]], &w.all} {
+	u := w.weightOf(idx)
+	for _, x := range []*workGroup{w.groupOf(idx), &w.all} {
 		x.timed++
 		x.timedU += u
 		x.timedS += seconds
@@ -112,13 +131,13 @@ func (w *workEstimate) measure(idx int, seconds float64) {
 // measured seconds per unit of its group (or of every group), or, before
 // minDurationSamples tasks are measured, its share of board seconds.
 func (w *workEstimate) seconds(idx int, board float64) float64 {
-	u := float64(w.weight[idx])
-	for _, x := range []*workGroup{&w.groups[w.group[idx]], &w.all} {
+	u := w.weightOf(idx)
+	for _, x := range []*workGroup{w.groupOf(idx), &w.all} {
 		if x.timed >= minDurationSamples && x.timedU > 0 {
 			return u * x.timedS / x.timedU
 		}
 	}
-	return u * board / float64(max(w.planTasks, 1))
+	return u * board / float64(max(w.base, 1))
 }
 
 // totals returns the work done by this run and the estimated work of the

@@ -134,7 +134,7 @@ func (c Config) newPlan() (solver.Plan, error) {
 		}
 		depth = solver.AutoDepth(c.N, slots, c.kind())
 	}
-	plan, err := solver.NewPlan(c.N, depth, c.kind())
+	plan, err := solver.NewLazyPlan(c.N, depth, c.kind()) // 10^7 tasks in a few kilobytes
 	if err != nil {
 		return solver.Plan{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
@@ -190,7 +190,7 @@ func (j *Job) prepare() error {
 	if j.quietListen {
 		logListen = j.log.Debug // the answer is all a user of embedded workers sees
 	}
-	logListen("listening", "addr", j.Addr(), "n", cfg.N, "depth", j.plan.Depth, "tasks", len(j.plan.Tasks), "kind", KindName(j.plan.Kind))
+	logListen("listening", "addr", j.Addr(), "n", cfg.N, "depth", j.plan.Depth, "tasks", j.plan.Len(), "kind", KindName(j.plan.Kind))
 	return nil
 }
 
@@ -203,7 +203,7 @@ func (j *Job) prepareListing(opt *schedOptions) error {
 		return fmt.Errorf("spill folder: %w", err)
 	}
 	j.spillDir = dir
-	lo := listing.Options{Dir: dir, N: j.plan.N, Tasks: len(j.plan.Tasks), Unique: j.plan.Kind == solver.KindUnique,
+	lo := listing.Options{Dir: dir, N: j.plan.N, Tasks: j.plan.Len(), Unique: j.plan.Kind == solver.KindUnique,
 		AsIs: j.plan.Kind == solver.KindPinned, Sink: j.cfg.Sink, Records: j.cfg.testRecords}
 	if j.cfg.VerifyFraction > 0 {
 		lo.Final = opt.Done

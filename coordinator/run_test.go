@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 	"unsafe"
@@ -83,11 +84,19 @@ func TestResumeKeepsOneCopy(t *testing.T) {
 	}
 }
 
-// TestTaskRecordSize: the scheduler keeps one taskState per task, a
-// million or more on the biggest boards: a field added in the wrong place
-// (padding) or a per-task slice shows here first.
+// TestTaskRecordSize: the scheduler keeps one taskState per task, 10^7
+// or more on the biggest boards: a field added in the wrong place
+// (padding), a per-task slice or a pointer (which the garbage collector
+// would scan) shows here first.
 func TestTaskRecordSize(t *testing.T) {
-	if got := unsafe.Sizeof(taskState{}); got > 48 {
-		t.Errorf("taskState is %d bytes, want at most 48 (issue 11: flat memory)", got)
+	if got := unsafe.Sizeof(taskState{}); got > 12 {
+		t.Errorf("taskState is %d bytes, want at most 12 (issue 11: flat memory)", got)
+	}
+	typ := reflect.TypeFor[taskState]()
+	for i := range typ.NumField() {
+		switch typ.Field(i).Type.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface:
+			t.Errorf("taskState.%s is a %s: the records must hold no pointer", typ.Field(i).Name, typ.Field(i).Type.Kind())
+		}
 	}
 }

@@ -138,19 +138,21 @@ type lease struct {
 	verify   bool      // a verification of a committed task
 }
 
-// taskState is the scheduler's record of one task of the plan.
+// taskState is the scheduler's record of one task of the plan: 12 bytes
+// and no pointer, so a job of 10^7 tasks keeps 120 MB the garbage
+// collector never scans, and the pages of tasks not yet reached stay
+// untouched (issue 11). A task's counts are not kept: the running sums
+// hold them (a session's, for a quarantine), and knownCounts those of
+// the sampled and recent commits, for verification and conflicts. Its
+// live lease is in scheduler.running.
 type taskState struct {
-	counts    solver.Counts
-	lease     *lease   // the live lease, nil when queued or committed
-	committer *session // whose result was committed (nil: restored or the coordinator's)
-	// The small fields together, so a record is 48 bytes, not 64 with
-	// padding between them (a million-task job keeps a million).
+	committer uint32 // the serial of the session whose result was committed (0: none, restored, or the coordinator's own)
 	committed bool
 	restored  bool        // committed by an earlier run (read from the journal)
 	queued    bool        // in the ready heap
 	split     bool        // split into children (split.go): never leased or counted again
 	nosplit   bool        // found not to split
-	depth     uint8       // the length of its prefix
+	depth     uint8       // a child's prefix length (split.go); 0 for the plan's tasks
 	verify    verifyState // --verify-fraction progress
 }
 
@@ -199,6 +201,9 @@ type scheduler struct {
 	mu sync.Mutex
 	// mu guards every field below.
 	tasks         []taskState
+	running       map[int]*lease      // task -> its live lease (not a verification)
+	known         knownCounts         // the counts of sampled and recent commits (commit.go)
+	committers    map[uint32]*session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
 	retry         readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
 	next          int                 // the plan's next task never leased
@@ -258,7 +263,10 @@ func newScheduler(opt schedOptions) *scheduler {
 		fingerprint: opt.Plan.Fingerprint(),
 		log:         opt.Log,
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
-		tasks:       make([]taskState, len(opt.Plan.Tasks)),
+		tasks:       make([]taskState, opt.Plan.Len()),
+		running:     make(map[int]*lease),
+		known:       newKnownCounts(),
+		committers:  make(map[uint32]*session),
 		failedOn:    make(map[int][]string),
 		sessions:    make(map[string]*session),
 		hungry:      make(map[*session]bool),
@@ -269,9 +277,6 @@ func newScheduler(opt schedOptions) *scheduler {
 		s.done = make(chan struct{})
 	}
 	s.work = newWorkEstimate(opt.Plan)
-	for i, t := range opt.Plan.Tasks {
-		s.tasks[i].depth = uint8(len(t.Prefix))
-	}
 	s.sp = newSplitter(opt)
 	s.events.clock = opt.Clock
 	return s
@@ -308,6 +313,7 @@ func (s *scheduler) finished() <-chan struct{} { return s.done }
 type session struct {
 	id, name    string
 	key         uint64 // random, unique across runs: names its commits in the journal
+	serial      uint32 // unique in this run: names its commits in taskState
 	slots       int
 	version     string
 	addr        string
@@ -318,8 +324,9 @@ type session struct {
 	quarantined bool      // caught lying: drained, its results refused
 	strikes     int       // invalid batches and results it sent
 	joined      time.Time // when Join made the session (unattached ones expire)
-	tasks       uint64    // tasks it committed
-	nodes       uint64    // nodes of those tasks
+	tasks       uint64        // tasks it committed
+	nodes       uint64        // nodes of those tasks
+	standing    solver.Counts // the counts of its commits that still stand (a quarantine takes them back)
 	out         mailbox
 	warns       *warnLimiter // its warnings, rate-limited
 	limit       *limiter     // its Work messages per second
@@ -354,6 +361,7 @@ func (s *scheduler) join(req joinRequest, out mailbox) (*session, error) {
 	sess := &session{
 		id:      fmt.Sprintf("w%d", s.nextWID),
 		key:     workerKey(),
+		serial:  uint32(s.nextWID),
 		name:    req.name,
 		version: req.version,
 		slots:   req.slots,
@@ -496,7 +504,7 @@ func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
 	s.leases[l.id] = l
 	s.stats.Leased++
 	if !verify {
-		s.tasks[idx].lease = l
+		s.running[idx] = l
 	}
 	sess.held[l.id] = l
 	sess.credits--
@@ -516,8 +524,8 @@ func (s *scheduler) endLeaseLocked(l *lease) {
 	}
 	l.live = false
 	delete(l.sess.held, l.id)
-	if t := &s.tasks[l.task]; t.lease == l {
-		t.lease = nil
+	if s.running[l.task] == l {
+		delete(s.running, l.task)
 	}
 	if old := s.ended.push(l); old != nil && s.leases[old.id] == old {
 		delete(s.leases, old.id)
@@ -576,7 +584,7 @@ func addDistinct(names []string, name string) []string {
 
 // retryPushLocked queues a task at the front.
 func (s *scheduler) retryPushLocked(idx int) {
-	heap.Push(&s.retry, readyItem{depth: s.tasks[idx].depth, idx: idx})
+	heap.Push(&s.retry, readyItem{depth: s.depthLocked(idx), idx: idx})
 	s.tasks[idx].queued = true
 }
 

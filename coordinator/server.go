@@ -72,7 +72,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 			Depth:           uint32(p.Depth),
 			Kind:            wireKind(wirePins(p)),
 			PlanFingerprint: v.sched.fingerprint,
-			Tasks:           uint32(len(p.Tasks)),
+			Tasks:           uint32(p.Len()),
 			PinnedColumns:   wirePins(p),
 		},
 		Lease:             durationpb.New(v.sched.opt.Lease),

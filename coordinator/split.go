@@ -45,12 +45,12 @@ const DefaultTaskTarget = time.Minute
 // task without waiting for the queue to be refilled.
 const splitPerSlot = 32
 
-// maxTasks bounds the tasks splitting may make: the coordinator holds
-// every task (about 600 bytes each with its share of the process, as
-// nqbench cluster measured at 988,030 tasks), so 2M tasks stay near
-// 1.2 GB; a worker that lies about its tasks' durations can make the
-// scheduler split more, never grow it past this.
-const maxTasks = 1 << 21
+// maxTasks bounds the tasks a job may hold, its plan's and those
+// splitting makes: about 25 bytes each (a 12-byte record, the child's
+// parent and value, its share of the work estimate), so 2^25 tasks stay
+// under a gigabyte; a worker that lies about its tasks' durations can make
+// the scheduler split more, never grow it past this.
+const maxTasks = 1 << 25
 
 // minDurationSamples is how many measured tasks the size rule waits for
 // before it trusts their durations over boardSeconds' guess.
@@ -89,7 +89,7 @@ type splitter struct {
 // newSplitter returns the splitter of opt's plan.
 func newSplitter(opt schedOptions) splitter {
 	sp := splitter{on: opt.Plan.Kind != solver.KindPinned && !opt.NoSplit, target: opt.TaskTarget,
-		base: len(opt.Plan.Tasks), deepest: opt.Plan.Depth, board: boardSeconds(opt.Plan.N), max: maxTasks}
+		base: opt.Plan.Len(), deepest: opt.Plan.Depth, board: boardSeconds(opt.Plan.N), max: maxTasks}
 	if sp.target <= 0 {
 		sp.target = DefaultTaskTarget
 	}
@@ -108,10 +108,11 @@ type child struct {
 	value  uint8
 }
 
-// prefixLocked returns task idx's prefix (a fresh slice for a child).
+// prefixLocked returns task idx's prefix, which the caller must not
+// modify (the plan's own for a task of a plan that holds its prefixes).
 func (s *scheduler) prefixLocked(idx int) []int {
 	if idx < s.sp.base {
-		return s.plan.Tasks[idx].Prefix
+		return s.plan.Prefix(idx)
 	}
 	var rev [solver.MaxN + 1]int
 	n := 0
@@ -121,7 +122,8 @@ func (s *scheduler) prefixLocked(idx int) []int {
 		n++
 		idx = int(c.parent)
 	}
-	p := append(make([]int, 0, len(s.plan.Tasks[idx].Prefix)+n), s.plan.Tasks[idx].Prefix...)
+	base := s.plan.Prefix(idx)
+	p := append(make([]int, 0, len(base)+n), base...)
 	for i := n - 1; i >= 0; i-- {
 		p = append(p, rev[i])
 	}
@@ -151,7 +153,7 @@ func (s *scheduler) splitLocked(idx int, why string) bool {
 		}
 	}
 	s.applySplitLocked(sp, kids)
-	if l := s.tasks[idx].lease; l != nil {
+	if l := s.running[idx]; l != nil {
 		l.sess.out.cancel(l.id, s.taskID(idx), "task split")
 		s.takeBackLocked(l, causeSplit, "task split")
 	}
@@ -193,6 +195,15 @@ func (s *scheduler) restoreSplit(sp Split) error {
 	return nil
 }
 
+// depthLocked returns the length of task idx's prefix as the ready heap
+// orders it: the plan's depth for a task of the plan.
+func (s *scheduler) depthLocked(idx int) uint8 {
+	if idx < s.sp.base {
+		return uint8(s.plan.Depth)
+	}
+	return s.tasks[idx].depth
+}
+
 // leavesLocked is the number of tasks that must be committed: every task
 // not split.
 func (s *scheduler) leavesLocked() int { return len(s.tasks) - int(s.stats.Splits) }
@@ -221,7 +232,7 @@ func (s *scheduler) fillLocked() {
 func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 	for s.retry.Len() > 0 {
 		it := s.retry[0]
-		if t := &s.tasks[it.idx]; t.committed || t.lease != nil || t.split {
+		if t := &s.tasks[it.idx]; t.committed || s.running[it.idx] != nil || t.split {
 			heap.Pop(&s.retry)
 			t.queued = false
 			continue
@@ -232,7 +243,7 @@ func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 		break
 	}
 	for s.next < s.sp.base {
-		if t := &s.tasks[s.next]; !t.committed && t.lease == nil && !t.split {
+		if t := &s.tasks[s.next]; !t.committed && s.running[s.next] == nil && !t.split {
 			return s.next, false, true
 		}
 		s.next++

@@ -30,15 +30,17 @@ const (
 	verifyLocal                     // the coordinator is recomputing it
 )
 
-// sampleLocked decides whether a freshly committed task is verified.
-func (s *scheduler) sampleLocked(idx int) {
-	if s.opt.VerifyFraction <= 0 || s.tasks[idx].committer == nil {
+// sampleLocked decides whether a freshly committed task is verified; a
+// sampled task's counts c are kept until it is.
+func (s *scheduler) sampleLocked(idx int, c solver.Counts) {
+	if s.opt.VerifyFraction <= 0 || s.tasks[idx].committer == 0 {
 		return
 	}
 	if s.opt.VerifyFraction < 1 && s.rng.Float64() >= s.opt.VerifyFraction {
 		return
 	}
 	s.tasks[idx].verify = verifyQueued
+	s.known.pin(idx, c)
 	s.verifyQ = append(s.verifyQ, idx)
 	s.pendingVerify++
 }
@@ -54,7 +56,7 @@ func (s *scheduler) popVerifyLocked(sess *session) (int, bool) {
 		if t.verify != verifyQueued || !t.committed {
 			continue
 		}
-		if t.committer == sess {
+		if t.committer == sess.serial {
 			continue
 		}
 		s.verifyQ = append(s.verifyQ[:i], s.verifyQ[i+1:]...)
@@ -79,7 +81,7 @@ func (s *scheduler) verifyLocallyLocked() {
 		}
 		other := false
 		for _, sess := range s.sessions {
-			if sess.live() && !sess.quarantined && sess != t.committer {
+			if sess.live() && !sess.quarantined && sess.serial != t.committer {
 				other = true
 				break
 			}
@@ -125,14 +127,15 @@ func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Coun
 // verifyResultLocked handles the Result of a verification lease.
 func (s *scheduler) verifyResultLocked(sess *session, idx int, got solver.Counts) verdict {
 	t := &s.tasks[idx]
-	if got.Total == t.counts.Total && got.Unique == t.counts.Unique {
+	c, _ := s.known.get(idx) // pinned while it is sampled
+	if got.Total == c.Total && got.Unique == c.Unique {
 		s.stats.Verified++
 		s.doneVerifyLocked(idx)
 		return verdict{outcome: OutcomeVerified}
 	}
 	s.stats.Conflicts++
 	s.log.Error("verification disagrees; recomputing on the coordinator", "task", idx, "worker_id", sess.id,
-		"committed_total", t.counts.Total, "got_total", got.Total)
+		"committed_total", c.Total, "got_total", got.Total)
 	t.verify = verifyLocal
 	s.startTruthLocked(idx, sess, got)
 	return verdict{outcome: OutcomeConflict, reason: "verification disagrees with the committed result"}
@@ -146,17 +149,18 @@ func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session
 		return // uncommitted meanwhile (its committer was quarantined)
 	}
 	same := func(c solver.Counts) bool { return c.Total == truth.Total && c.Unique == truth.Unique }
-	committer := t.committer
-	if reported := t.counts; !same(reported) && s.opt.Want && committer != nil {
+	committer := s.committers[t.committer] // nil for the coordinator's own
+	if reported, _ := s.known.get(idx); !same(reported) && s.opt.Want && committer != nil {
 		// The listing needs the task's solutions: the quarantine sends it
 		// back to the queue with the committer's other tasks.
 		s.quarantineLocked(committer, fmt.Sprintf("task %d: reported total %d unique %d, the truth is %d and %d", idx, reported.Total, reported.Unique, truth.Total, truth.Unique))
 	} else if !same(reported) {
 		s.addLocked(reported, -1)
 		s.addLocked(truth, 1)
-		t.counts = truth
-		t.committer = nil // the coordinator's own result now
+		s.known.pin(idx, truth)
+		t.committer = 0 // the coordinator's own result now
 		if committer != nil {
+			committer.standing = addCounts(committer.standing, reported, -1)
 			s.quarantineLocked(committer, fmt.Sprintf("task %d: reported total %d unique %d, the truth is %d and %d", idx, reported.Total, reported.Unique, truth.Total, truth.Unique))
 		}
 	}
@@ -172,6 +176,7 @@ func (s *scheduler) doneVerifyLocked(idx int) {
 	if s.tasks[idx].verify != verifyNone {
 		s.tasks[idx].verify = verifyNone
 		s.pendingVerify--
+		s.known.unpin(idx)
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
@@ -197,27 +202,52 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 	for _, l := range sess.held {
 		s.takeBackLocked(l, causeQuarantine, "worker quarantined")
 	}
+	s.uncommitAllLocked(sess)
+
+	sess.out.drain("quarantined: " + reason)
+	s.dispatchLocked()
+}
+
+// uncommitAllLocked sends every task sess committed back to the queue and
+// takes its counts out of the sums. The tasks' own counts are not kept,
+// so the work estimate takes back the session's mean nodes per task for
+// each one whose counts are gone.
+func (s *scheduler) uncommitAllLocked(sess *session) {
+	if sess.serial == 0 || s.committers[sess.serial] != sess {
+		return // it committed nothing
+	}
+	delete(s.committers, sess.serial)
+	tasks := 0
+	for i := range s.tasks {
+		if t := &s.tasks[i]; t.committed && t.committer == sess.serial {
+			tasks++
+		}
+	}
+	mean := sess.standing.Nodes / uint64(max(tasks, 1))
 	for i := range s.tasks {
 		t := &s.tasks[i]
-		if !t.committed || t.committer != sess {
+		if !t.committed || t.committer != sess.serial {
 			continue
 		}
-		t.committed, t.committer = false, nil
+		t.committed, t.committer = false, 0
 		s.committed--
 		if s.opt.Listing != nil {
 			s.opt.Listing.Revoke(i)
 		}
-		s.addLocked(t.counts, -1)
-		s.work.uncommit(i, t.counts.Nodes)
-		t.counts = solver.Counts{}
+		nodes := mean
+		if c, ok := s.known.get(i); ok {
+			nodes = c.Nodes
+		}
+		s.known.forget(i)
+		s.work.uncommit(i, nodes)
 		if t.verify != verifyNone {
 			t.verify = verifyNone
 			s.pendingVerify--
 		}
-		if !t.queued && t.lease == nil {
+		if !t.queued && s.running[i] == nil {
 			s.retryPushLocked(i)
 		}
 	}
-	sess.out.drain("quarantined: " + reason)
-	s.dispatchLocked()
+	s.addLocked(sess.standing, -1)
+	sess.standing = solver.Counts{}
 }

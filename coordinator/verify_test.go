@@ -79,7 +79,7 @@ func TestLyingWorkerJournaled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
 	var plan solver.Plan
 	settings := func(p solver.Plan) journal.Settings {
-		return journal.Settings{N: p.N, Depth: p.Depth, Kind: uint8(p.Kind), Fingerprint: p.Fingerprint(), SolverVersion: solver.Version, Tasks: len(p.Tasks)}
+		return journal.Settings{N: p.N, Depth: p.Depth, Kind: uint8(p.Kind), Fingerprint: p.Fingerprint(), SolverVersion: solver.Version, Tasks: p.Len()}
 	}
 	var jr *journal.Journal
 	cfg := testConfig(10, 0)
@@ -102,13 +102,13 @@ func TestLyingWorkerJournaled(t *testing.T) {
 	}
 	restored := make(map[int]solver.Counts)
 	for _, rec := range rp.Records {
-		truth, err := solver.CountTask(plan.N, plan.Tasks[rec.Index])
+		truth, err := solver.CountTask(plan.N, solver.Task{Index: rec.Index, Prefix: plan.Prefix(rec.Index)})
 		if err != nil || rec.Total != truth.Total || rec.Unique != truth.Unique {
 			t.Errorf("journal keeps task %d as %d total, %d unique; the truth is %d, %d (%v)", rec.Index, rec.Total, rec.Unique, truth.Total, truth.Unique, err)
 		}
 		restored[rec.Index] = solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}
 	}
-	if len(restored) == len(plan.Tasks) {
+	if len(restored) == plan.Len() {
 		t.Errorf("the journal holds every task: the liar's verified task should have left it")
 	}
 	resumed := testConfig(10, 2)

@@ -145,3 +145,27 @@ func (p Plan) Leading(i int) int {
 	}
 	return p.Tasks[i].Prefix[0]
 }
+
+// LeadingStarts returns the index of the first task of each run of tasks
+// with the same Leading value, in order. A plan lists its tasks in the
+// order of their prefixes, so each first value (and the empty prefix)
+// makes one run.
+func (p Plan) LeadingStarts() []int {
+	var starts []int
+	last := -2
+	add := func(first, lead int) {
+		if lead != last {
+			starts, last = append(starts, first), lead
+		}
+	}
+	if p.lazy != nil {
+		for _, f := range p.lazy.frames {
+			add(f.first, int(f.key[0]))
+		}
+		return starts
+	}
+	for i := range p.Tasks {
+		add(i, p.Leading(i))
+	}
+	return starts
+}

@@ -23,6 +23,10 @@ func TestLazyPlanMatches(t *testing.T) {
 			if got.Len() != len(want.Tasks) || got.Fingerprint() != want.Fingerprint() {
 				t.Fatalf("n=%d depth %d: %d tasks, fingerprint %x; want %d, %x", n, depth, got.Len(), got.Fingerprint(), len(want.Tasks), want.Fingerprint())
 			}
+			starts := want.LeadingStarts()
+			if g := got.LeadingStarts(); !slices.Equal(g, starts) {
+				t.Fatalf("n=%d depth %d: leading starts %v, want %v", n, depth, g, starts)
+			}
 			order := rng.Perm(got.Len())
 			for i := range order[:len(order)/2] {
 				order[i] = i // the first half in order, as a coordinator leases
@@ -35,6 +39,9 @@ func TestLazyPlanMatches(t *testing.T) {
 				lead := -1
 				if len(p) > 0 {
 					lead = p[0]
+				}
+				if slices.Contains(starts, i) != (i == 0 || want.Leading(i-1) != lead) {
+					t.Fatalf("n=%d depth %d task %d: a run starts here: %v, leading starts %v", n, depth, i, i == 0 || want.Leading(i-1) != lead, starts)
 				}
 				if l := got.Leading(i); l != lead {
 					t.Fatalf("n=%d depth %d task %d: leading %d, want %d", n, depth, i, l, lead)

@@ -39,7 +39,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		var none coordinator.Resumed
 		s := journal.Settings{
 			N: p.N, Depth: p.Depth, Kind: uint8(p.Kind), Fingerprint: p.Fingerprint(),
-			SolverVersion: solver.Version, Tasks: len(p.Tasks),
+			SolverVersion: solver.Version, Tasks: p.Len(),
 		}
 		if !resume {
 			j, err := journal.Create(path, s)
@@ -52,7 +52,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 			if err != nil {
 				return none, fmt.Errorf("--state %s: %w", path, err)
 			}
-			log.Info("journal created", "state", path, "tasks", len(p.Tasks))
+			log.Info("journal created", "state", path, "tasks", p.Len())
 			j.ObserveSync(onSync)
 			*opened = j
 			return coordinator.Resumed{Journal: journalCommits{j}}, nil
@@ -80,7 +80,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		for i, sp := range rp.Splits {
 			splits[i] = coordinator.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count}
 		}
-		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", len(p.Tasks), "splits", len(splits))
+		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", p.Len(), "splits", len(splits))
 		j.ObserveSync(onSync)
 		*opened = j
 		return coordinator.Resumed{Journal: journalCommits{j}, Results: restored, Splits: splits}, nil
