@@ -321,9 +321,9 @@ type session struct {
 	held        map[uint64]*lease // live leases by id
 	attached    bool
 	gone        bool
-	quarantined bool      // caught lying: drained, its results refused
-	strikes     int       // invalid batches and results it sent
-	joined      time.Time // when Join made the session (unattached ones expire)
+	quarantined bool          // caught lying: drained, its results refused
+	strikes     int           // invalid batches and results it sent
+	joined      time.Time     // when Join made the session (unattached ones expire)
 	tasks       uint64        // tasks it committed
 	nodes       uint64        // nodes of those tasks
 	standing    solver.Counts // the counts of its commits that still stand (a quarantine takes them back)
