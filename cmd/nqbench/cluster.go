@@ -527,17 +527,16 @@ func (c *coordProc) listenAddr(ctx context.Context) (string, error) {
 }
 
 // wait waits for the coordinator to exit; a failed exit comes back with
-// its last log lines. The peak memory is final afterwards: wait4's maxrss
-// is the same high-water mark as VmHWM, taken at the very end.
+// its last log lines. The peak memory is the last VmHWM sampled, not
+// wait4's maxrss: the kernel starts a child's maxrss at its parent's
+// high-water mark when the child execs, so maxrss reported this load
+// generator's own memory (165 MB) for a coordinator that peaked at 79.
 func (c *coordProc) wait() error {
 	err := c.cmd.Wait()
 	c.wall = time.Since(c.start)
 	c.cpu = c.cmd.ProcessState.UserTime() + c.cmd.ProcessState.SystemTime()
 	close(c.stopRS)
 	<-c.logged
-	if ru, ok := c.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > c.peakKB.Load() {
-		c.peakKB.Store(ru.Maxrss) // KiB on Linux
-	}
 	if err != nil {
 		return fmt.Errorf("coordinator: %v: %s", err, c.lastLog())
 	}
