@@ -1,23 +1,23 @@
 package journal
 
-import "math/bits"
-
 // commitSet is which tasks a journal holds committed, and by which worker.
-// A journal of known size keeps a slice and a bitmap, 8 bytes and a bit
-// per task, where a map took about 40: a resume of a million tasks holds
-// it whole. One of unknown size (Settings.Tasks 0) keeps a map, since its
-// indexes have no bound to size a slice by.
+// A journal of known size keeps a slice of worker numbers, 4 bytes per
+// task (0: not committed), where a map took about 40: a coordinator of
+// 10^7 tasks holds it whole. The workers' keys are numbered in the order
+// they first commit. One of unknown size (Settings.Tasks 0) keeps a map,
+// since its indexes have no bound to size a slice by.
 type commitSet struct {
-	by  []uint64       // worker key by task index, valid where has is set
-	has []uint64       // bit i: task i is committed
-	m   map[int]uint64 // unknown size: task index -> worker key
+	by   []uint32          // worker number + 1 by task index; 0: not committed
+	keys []uint64          // worker key by number
+	num  map[uint64]uint32 // worker key -> number + 1
+	m    map[int]uint64    // unknown size: task index -> worker key
 }
 
 func newCommitSet(tasks int) commitSet {
 	if tasks <= 0 {
 		return commitSet{m: make(map[int]uint64)}
 	}
-	return commitSet{by: make([]uint64, tasks), has: make([]uint64, (tasks+63)/64)}
+	return commitSet{by: make([]uint32, tasks), num: make(map[uint64]uint32)}
 }
 
 // grow makes room for tasks in all (after a split); the caller has
@@ -26,8 +26,7 @@ func (c *commitSet) grow(tasks int) {
 	if c.m != nil || tasks <= len(c.by) {
 		return
 	}
-	c.by = append(c.by, make([]uint64, tasks-len(c.by))...)
-	c.has = append(c.has, make([]uint64, (tasks+63)/64-len(c.has))...)
+	c.by = append(c.by, make([]uint32, tasks-len(c.by))...)
 }
 
 // get returns the worker that committed task i, if it is committed.
@@ -36,10 +35,10 @@ func (c *commitSet) get(i int) (uint64, bool) {
 		w, ok := c.m[i]
 		return w, ok
 	}
-	if c.has[i/64]&(1<<(i%64)) == 0 {
+	if c.by[i] == 0 {
 		return 0, false
 	}
-	return c.by[i], true
+	return c.keys[c.by[i]-1], true
 }
 
 // set records that worker w committed task i.
@@ -48,8 +47,13 @@ func (c *commitSet) set(i int, w uint64) {
 		c.m[i] = w
 		return
 	}
-	c.has[i/64] |= 1 << (i % 64)
-	c.by[i] = w
+	k, ok := c.num[w]
+	if !ok {
+		c.keys = append(c.keys, w)
+		k = uint32(len(c.keys))
+		c.num[w] = k
+	}
+	c.by[i] = k
 }
 
 // workers calls fn with the committer of every committed task.
@@ -60,11 +64,9 @@ func (c *commitSet) workers(fn func(w uint64)) {
 		}
 		return
 	}
-	for k, word := range c.has {
-		for word != 0 {
-			i := 64*k + bits.TrailingZeros64(word)
-			word &= word - 1
-			fn(c.by[i])
+	for _, k := range c.by {
+		if k != 0 {
+			fn(c.keys[k-1])
 		}
 	}
 }
