@@ -50,14 +50,14 @@ func (s *scheduler) result(sess *session, r report) verdict {
 		endOwn()
 		s.stats.Rejected++
 		return verdict{outcome: OutcomeRejected, reason: "worker quarantined"}
-	case t.split: // its children count it now
+	case t.is(taskSplit): // its children count it now
 		endOwn()
 		s.stats.Superseded++
 		return verdict{outcome: OutcomeDuplicate, reason: "task was split"}
-	case t.committed && own && l.verify && t.verify != verifyNone:
+	case t.is(taskCommitted) && own && l.verify && t.verify != verifyNone:
 		endOwn()
 		return s.verifyResultLocked(sess, idx, r.counts)
-	case t.committed:
+	case t.is(taskCommitted):
 		endOwn()
 		return s.againLocked(sess, idx, r.counts)
 	case !own:
@@ -110,7 +110,8 @@ func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
 			lost = true
 		}
 	}
-	t.committed, t.committer = true, sess.serial
+	t.set(taskCommitted, true)
+	t.committer = sess.serial
 	s.committers[sess.serial] = sess
 	s.known.recent(idx, r.counts)
 	delete(s.failedOn, idx) // its failures no longer count
@@ -274,12 +275,12 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 		return nil
 	}
 	t := &s.tasks[index]
-	if t.split { // its children cover it (a record of a distrusted worker's time)
+	if t.is(taskSplit) { // its children cover it (a record of a distrusted worker's time)
 		s.log.Warn("journal record of a task split since dropped", "task", index)
 		return nil
 	}
-	if !t.committed {
-		t.committed, t.restored = true, true
+	if !t.is(taskCommitted) {
+		t.set(taskCommitted|taskRestored, true)
 		s.committed++
 		s.restored++
 		s.addLocked(c, 1)

@@ -89,8 +89,8 @@ func TestResumeKeepsOneCopy(t *testing.T) {
 // (padding), a per-task slice or a pointer (which the garbage collector
 // would scan) shows here first.
 func TestTaskRecordSize(t *testing.T) {
-	if got := unsafe.Sizeof(taskState{}); got > 12 {
-		t.Errorf("taskState is %d bytes, want at most 12 (issue 11: flat memory)", got)
+	if got := unsafe.Sizeof(taskState{}); got > 8 {
+		t.Errorf("taskState is %d bytes, want at most 8 (issue 11: flat memory)", got)
 	}
 	typ := reflect.TypeFor[taskState]()
 	for i := range typ.NumField() {

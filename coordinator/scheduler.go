@@ -138,22 +138,41 @@ type lease struct {
 	verify   bool      // a verification of a committed task
 }
 
-// taskState is the scheduler's record of one task of the plan: 12 bytes
-// and no pointer, so a job of 10^7 tasks keeps 120 MB the garbage
+// taskState is the scheduler's record of one task of the plan: 8 bytes
+// and no pointer, so a job of 10^7 tasks keeps 80 MB that the garbage
 // collector never scans, and the pages of tasks not yet reached stay
 // untouched (issue 11). A task's counts are not kept: the running sums
 // hold them (a session's, for a quarantine), and knownCounts those of
 // the sampled and recent commits, for verification and conflicts. Its
 // live lease is in scheduler.running.
 type taskState struct {
-	committer uint32 // the serial of the session whose result was committed (0: none, restored, or the coordinator's own)
-	committed bool
-	restored  bool        // committed by an earlier run (read from the journal)
-	queued    bool        // in the ready heap
-	split     bool        // split into children (split.go): never leased or counted again
-	nosplit   bool        // found not to split
+	committer uint32      // the serial of the session whose result was committed (0: none, restored, or the coordinator's own)
+	flags     taskFlags   // committed, restored, queued, split, nosplit
 	depth     uint8       // a child's prefix length (split.go); 0 for the plan's tasks
 	verify    verifyState // --verify-fraction progress
+}
+
+// taskFlags are a task's yes-or-no facts, a bit each.
+type taskFlags uint8
+
+const (
+	taskCommitted taskFlags = 1 << iota
+	taskRestored            // committed by an earlier run (read from the journal)
+	taskQueued              // in the ready heap
+	taskSplit               // split into children (split.go): never leased or counted again
+	taskNoSplit             // found not to split
+)
+
+// is reports whether every flag of f is set.
+func (t *taskState) is(f taskFlags) bool { return t.flags&f == f }
+
+// set sets (on) or clears the flags of f.
+func (t *taskState) set(f taskFlags, on bool) {
+	if on {
+		t.flags |= f
+	} else {
+		t.flags &^= f
+	}
 }
 
 // schedOptions is everything a scheduler depends on.
@@ -542,14 +561,14 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	s.endLeaseLocked(l)
 	t := &s.tasks[l.task]
 	if l.verify { // the verification goes back to its queue
-		if t.verify == verifyLeased && t.committed {
+		if t.verify == verifyLeased && t.is(taskCommitted) {
 			t.verify = verifyQueued
 			s.verifyQ = append(s.verifyQ, l.task)
 		}
 		return
 	}
 	s.stats.Requeued++
-	if why == causeSolver && !t.committed {
+	if why == causeSolver && !t.is(taskCommitted) {
 		failed := addDistinct(s.failedOn[l.task], l.sess.failureName())
 		s.failedOn[l.task] = failed
 		if len(failed) >= s.opt.MaxAttempts {
@@ -557,7 +576,7 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 			return
 		}
 	}
-	if !t.committed && !t.queued && !t.split {
+	if !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) {
 		s.retryPushLocked(l.task)
 	}
 }
@@ -585,7 +604,7 @@ func addDistinct(names []string, name string) []string {
 // retryPushLocked queues a task at the front.
 func (s *scheduler) retryPushLocked(idx int) {
 	heap.Push(&s.retry, readyItem{depth: s.depthLocked(idx), idx: idx})
-	s.tasks[idx].queued = true
+	s.tasks[idx].set(taskQueued, true)
 }
 
 // heartbeat extends the leases a session still holds.

@@ -136,13 +136,13 @@ func (s *scheduler) prefixLocked(idx int) []int {
 // lease is taken back and cancelled on its worker.
 func (s *scheduler) splitLocked(idx int, why string) bool {
 	t := &s.tasks[idx]
-	if !s.sp.on || t.committed || t.split || t.nosplit || len(s.tasks)+solver.MaxN > s.sp.max {
+	if !s.sp.on || t.is(taskCommitted) || t.is(taskSplit) || t.is(taskNoSplit) || len(s.tasks)+solver.MaxN > s.sp.max {
 		return false
 	}
 	prefix := s.prefixLocked(idx)
 	kids, err := solver.Split(s.plan.N, prefix)
 	if err != nil || kids == nil {
-		t.nosplit = true
+		t.set(taskNoSplit, true)
 		return false
 	}
 	sp := Split{Parent: idx, First: len(s.tasks), Count: len(kids)}
@@ -164,7 +164,7 @@ func (s *scheduler) splitLocked(idx int, why string) bool {
 // applySplitLocked marks sp.Parent split and queues its children.
 func (s *scheduler) applySplitLocked(sp Split, kids [][]int) {
 	depth := len(kids[0])
-	s.tasks[sp.Parent].split = true
+	s.tasks[sp.Parent].set(taskSplit, true)
 	s.sp.deepest = max(s.sp.deepest, depth)
 	s.stats.Splits++
 	for _, k := range kids {
@@ -184,7 +184,7 @@ func (s *scheduler) applySplitLocked(sp Split, kids [][]int) {
 func (s *scheduler) restoreSplit(sp Split) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sp.Parent < 0 || sp.Parent >= len(s.tasks) || sp.First != len(s.tasks) || s.tasks[sp.Parent].split {
+	if sp.Parent < 0 || sp.Parent >= len(s.tasks) || sp.First != len(s.tasks) || s.tasks[sp.Parent].is(taskSplit) {
 		return fmt.Errorf("journal split of task %d (children from %d) does not fit a plan of %d tasks", sp.Parent, sp.First, len(s.tasks))
 	}
 	kids, err := solver.Split(s.plan.N, s.prefixLocked(sp.Parent))
@@ -232,9 +232,9 @@ func (s *scheduler) fillLocked() {
 func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 	for s.retry.Len() > 0 {
 		it := s.retry[0]
-		if t := &s.tasks[it.idx]; t.committed || s.running[it.idx] != nil || t.split {
+		if t := &s.tasks[it.idx]; t.is(taskCommitted) || s.running[it.idx] != nil || t.is(taskSplit) {
 			heap.Pop(&s.retry)
-			t.queued = false
+			t.set(taskQueued, false)
 			continue
 		}
 		if int(it.depth) <= s.plan.Depth || s.next >= s.sp.base {
@@ -243,7 +243,7 @@ func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 		break
 	}
 	for s.next < s.sp.base {
-		if t := &s.tasks[s.next]; !t.committed && s.running[s.next] == nil && !t.split {
+		if t := &s.tasks[s.next]; !t.is(taskCommitted) && s.running[s.next] == nil && !t.is(taskSplit) {
 			return s.next, false, true
 		}
 		s.next++
@@ -264,7 +264,7 @@ func (s *scheduler) popLocked() (int, bool) {
 		}
 		if top {
 			heap.Pop(&s.retry)
-			s.tasks[idx].queued = false
+			s.tasks[idx].set(taskQueued, false)
 		} else {
 			s.next++
 		}
@@ -302,7 +302,7 @@ func (h *readyHeap) Pop() any {
 
 // tooBigLocked applies the size rule to task idx.
 func (s *scheduler) tooBigLocked(idx int) bool {
-	return s.sp.on && !s.tasks[idx].nosplit && s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
+	return s.sp.on && !s.tasks[idx].is(taskNoSplit) && s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
 }
 
 // worthSplitting says whether the queue rule may split task idx: not a
@@ -349,7 +349,7 @@ func (s *scheduler) splitStragglersLocked(now time.Time) (split bool) {
 		var oldest *lease
 		for _, sess := range s.sessions {
 			for _, l := range sess.held {
-				if !l.verify && !s.tasks[l.task].nosplit && now.Sub(l.start) > s.sp.target && (oldest == nil || l.start.Before(oldest.start)) {
+				if !l.verify && !s.tasks[l.task].is(taskNoSplit) && now.Sub(l.start) > s.sp.target && (oldest == nil || l.start.Before(oldest.start)) {
 					oldest = l
 				}
 			}

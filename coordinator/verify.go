@@ -53,7 +53,7 @@ func (s *scheduler) sampleLocked(idx int, c solver.Counts) {
 func (s *scheduler) popVerifyLocked(sess *session) (int, bool) {
 	for i, idx := range s.verifyQ {
 		t := &s.tasks[idx]
-		if t.verify != verifyQueued || !t.committed {
+		if t.verify != verifyQueued || !t.is(taskCommitted) {
 			continue
 		}
 		if t.committer == sess.serial {
@@ -76,7 +76,7 @@ func (s *scheduler) verifyLocallyLocked() {
 	keep := s.verifyQ[:0]
 	for _, idx := range s.verifyQ {
 		t := &s.tasks[idx]
-		if t.verify != verifyQueued || !t.committed {
+		if t.verify != verifyQueued || !t.is(taskCommitted) {
 			continue
 		}
 		other := false
@@ -145,7 +145,7 @@ func (s *scheduler) verifyResultLocked(sess *session, idx int, got solver.Counts
 // reported otherwise is quarantined.
 func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session, got solver.Counts) {
 	t := &s.tasks[idx]
-	if !t.committed || t.verify != verifyLocal {
+	if !t.is(taskCommitted) || t.verify != verifyLocal {
 		return // uncommitted meanwhile (its committer was quarantined)
 	}
 	same := func(c solver.Counts) bool { return c.Total == truth.Total && c.Unique == truth.Unique }
@@ -219,17 +219,18 @@ func (s *scheduler) uncommitAllLocked(sess *session) {
 	delete(s.committers, sess.serial)
 	tasks := 0
 	for i := range s.tasks {
-		if t := &s.tasks[i]; t.committed && t.committer == sess.serial {
+		if t := &s.tasks[i]; t.is(taskCommitted) && t.committer == sess.serial {
 			tasks++
 		}
 	}
 	mean := sess.standing.Nodes / uint64(max(tasks, 1))
 	for i := range s.tasks {
 		t := &s.tasks[i]
-		if !t.committed || t.committer != sess.serial {
+		if !t.is(taskCommitted) || t.committer != sess.serial {
 			continue
 		}
-		t.committed, t.committer = false, 0
+		t.set(taskCommitted, false)
+		t.committer = 0
 		s.committed--
 		if s.opt.Listing != nil {
 			s.opt.Listing.Revoke(i)
@@ -244,7 +245,7 @@ func (s *scheduler) uncommitAllLocked(sess *session) {
 			t.verify = verifyNone
 			s.pendingVerify--
 		}
-		if !t.queued && s.running[i] == nil {
+		if !t.is(taskQueued) && s.running[i] == nil {
 			s.retryPushLocked(i)
 		}
 	}

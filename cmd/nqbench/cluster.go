@@ -233,12 +233,16 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 	if err := raiseFileLimit(cfg.Workers + fileSlack); err != nil {
 		return rep, err
 	}
-	plan, err := solver.NewPlan(cfg.N, cfg.Depth, solver.KindCount)
+	newPlan := solver.NewPlan // the count table needs every prefix
+	if cfg.Synthetic {
+		newPlan = solver.NewLazyPlan // up to solver.MaxLazyTasks tasks
+	}
+	plan, err := newPlan(cfg.N, cfg.Depth, solver.KindCount)
 	if err != nil {
 		return rep, fmt.Errorf("%w: %v", errClusterUsage, err)
 	}
-	rep.Tasks = len(plan.Tasks)
-	table := syntheticTable(len(plan.Tasks))
+	rep.Tasks = plan.Len()
+	table := syntheticTable(plan.Len())
 	if !cfg.Synthetic {
 		if table, err = countTable(cfg.Cache, plan, logw); err != nil {
 			return rep, err
@@ -297,7 +301,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	sims := make(simSet, cfg.Workers)
-	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: len(plan.Tasks), fingerprint: plan.Fingerprint(),
+	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: plan.Len(), fingerprint: plan.Fingerprint(),
 		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches}
 	joins := make(chan struct{}, cfg.Joins)
 	joining, stopJoining := context.WithCancel(wctx) // ended when the coordinator has exited
