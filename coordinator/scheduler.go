@@ -282,7 +282,6 @@ func newScheduler(opt schedOptions) *scheduler {
 		fingerprint: opt.Plan.Fingerprint(),
 		log:         opt.Log,
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
-		tasks:       make([]taskState, opt.Plan.Len()),
 		running:     make(map[int]*lease),
 		known:       newKnownCounts(),
 		committers:  make(map[uint32]*session),
@@ -296,6 +295,7 @@ func newScheduler(opt schedOptions) *scheduler {
 		s.done = make(chan struct{})
 	}
 	s.work = newWorkEstimate(opt.Plan)
+	s.tasks = newTaskTable(s, opt.Plan.Len(), opt.Plan.Len()+taskRoom(opt))
 	s.sp = newSplitter(opt)
 	s.events.clock = opt.Clock
 	return s

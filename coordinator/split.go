@@ -52,6 +52,19 @@ const splitPerSlot = 32
 // the scheduler split more, never grow it past this.
 const maxTasks = 1 << 25
 
+// taskRoom is how many tasks splitting may add to opt's plan (tasktable.go
+// reserves room for them): none when the plan does not split.
+func taskRoom(opt schedOptions) int {
+	if opt.Plan.Kind == solver.KindPinned || opt.NoSplit {
+		return 0
+	}
+	limit := maxTasks
+	if opt.testMaxTasks > 0 {
+		limit = opt.testMaxTasks
+	}
+	return max(0, limit-opt.Plan.Len()) + solver.MaxN
+}
+
 // minDurationSamples is how many measured tasks the size rule waits for
 // before it trusts their durations over boardSeconds' guess.
 const minDurationSamples = 3
