@@ -94,6 +94,7 @@ func TestConflictingFlags(t *testing.T) {
 		{[]string{"--limit", "5"}, "--limit caps pictures: add --png, --svg or --sheet"},
 		{[]string{"--limit", "5", "--solutions", "-"}, "--limit caps pictures: add --png, --svg or --sheet"},
 		{[]string{"--resume"}, "--resume needs --state FILE"},
+		{[]string{"--n", "27", "--depth", "7", "--workers", "0"}, "depth 7 gives more than 134217728 tasks for n=27: choose a smaller depth"},
 		{[]string{"--png", dir, "--limit", "0"}, "--limit 0 must be at least 1"},
 		{[]string{"--first", "--progress", "log"}, "--progress does not apply to --first, which finds one solution on this machine"},
 		{[]string{"--first", "--progress-interval", "1s"}, "--progress-interval applies to --method lasvegas, not --method constructive"},
