@@ -227,8 +227,10 @@ type JournalResult struct {
 // run, so that the tasks they committed, left out of restored, may be
 // committed again. A worker that wrote one impossible count is trusted
 // for none. An impossible record of the coordinator's own (worker 0)
-// cannot be taken back: Restorable fails, naming the task.
-func Restorable(n int, results []JournalResult) (map[int]solver.Counts, []uint64, error) {
+// cannot be taken back: Restorable fails, naming the task. It keeps the
+// restored results in results' own array (a resume of 10^7 tasks holds no
+// second copy) and returns them in commit order.
+func Restorable(n int, results []JournalResult) ([]JournalResult, []uint64, error) {
 	var bad []uint64
 	isBad := func(w uint64) bool { return slices.Contains(bad, w) }
 	// Until no worker is found out: a bad worker's earlier records must
@@ -252,10 +254,10 @@ func Restorable(n int, results []JournalResult) (map[int]solver.Counts, []uint64
 			break
 		}
 	}
-	restored := make(map[int]solver.Counts, len(results))
+	restored := results[:0]
 	for _, r := range results {
 		if !isBad(r.Worker) {
-			restored[r.Index] = r.Counts
+			restored = append(restored, r)
 		}
 	}
 	return restored, bad, nil

@@ -118,7 +118,7 @@ type Config struct {
 	WorkerDialOptions []grpc.DialOption     // credentials for the embedded workers' connections
 	SpillDir          string                // temp folder for streamed solutions (os.TempDir)
 	Journal           Journal               // makes each commit durable before the worker's Ack
-	Restored          map[int]solver.Counts // results committed by an earlier run (--resume)
+	Restored          []JournalResult       // results committed by an earlier run (--resume), at most one per task
 	Splits            []Split               // the earlier run's splits, in its order (--resume)
 	// OpenJournal, when set, is called once the plan is known (depth
 	// chosen) and returns the Journal, the restored results and splits to

@@ -555,7 +555,7 @@ func writeImpossibleJournal(t *testing.T, path string, settings journal.Settings
 // restoreDistrusting is what the command does with a journal's records on
 // --resume: Restorable picks what to restore, and the workers it names
 // are distrusted in the journal.
-func restoreDistrusting(j *journal.Journal, n int, records []journal.Record) (map[int]solver.Counts, error) {
+func restoreDistrusting(j *journal.Journal, n int, records []journal.Record) ([]JournalResult, error) {
 	results := make([]JournalResult, len(records))
 	for i, rec := range records {
 		results[i] = JournalResult{Index: rec.Index, Counts: solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}, Worker: rec.Worker}

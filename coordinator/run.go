@@ -162,8 +162,8 @@ func (j *Job) prepare() error {
 			return err
 		}
 	}
-	for i, c := range cfg.Restored {
-		if err := j.sched.restore(i, c); err != nil {
+	for _, r := range cfg.Restored {
+		if err := j.sched.restore(r.Index, r.Counts); err != nil {
 			return err
 		}
 	}

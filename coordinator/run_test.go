@@ -64,13 +64,13 @@ func TestResumeKeepsOneCopy(t *testing.T) {
 	cfg := testConfig(8, 1)
 	cfg.Depth = 2
 	cfg.OpenJournal = func(p solver.Plan) (Resumed, error) {
-		restored := map[int]solver.Counts{}
+		var restored []JournalResult
 		for _, task := range p.Tasks[:2] {
 			c, err := solver.CountTask(p.N, task)
 			if err != nil {
 				return Resumed{}, err
 			}
-			restored[task.Index] = c
+			restored = append(restored, JournalResult{Index: task.Index, Counts: c})
 		}
 		return Resumed{Results: restored}, nil
 	}

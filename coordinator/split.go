@@ -83,7 +83,7 @@ type Split struct {
 // Resumed is what a journal gives a resumed job (Config.OpenJournal).
 type Resumed struct {
 	Journal Journal
-	Results map[int]solver.Counts // committed results by task
+	Results []JournalResult // committed results, at most one per task (Restorable's)
 	Splits  []Split               // in the journal's order
 }
 

@@ -100,13 +100,13 @@ func TestLyingWorkerJournaled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored := make(map[int]solver.Counts)
+	var restored []JournalResult
 	for _, rec := range rp.Records {
 		truth, err := solver.CountTask(plan.N, solver.Task{Index: rec.Index, Prefix: plan.Prefix(rec.Index)})
 		if err != nil || rec.Total != truth.Total || rec.Unique != truth.Unique {
 			t.Errorf("journal keeps task %d as %d total, %d unique; the truth is %d, %d (%v)", rec.Index, rec.Total, rec.Unique, truth.Total, truth.Unique, err)
 		}
-		restored[rec.Index] = solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}
+		restored = append(restored, JournalResult{Index: rec.Index, Counts: solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}, Worker: rec.Worker})
 	}
 	if len(restored) == plan.Len() {
 		t.Errorf("the journal holds every task: the liar's verified task should have left it")

@@ -71,7 +71,9 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		if rp.Repaired != nil {
 			log.Warn("journal torn tail truncated", "offset", rp.Repaired.Offset, "dropped_bytes", rp.Repaired.Dropped, "reason", rp.Repaired.Reason)
 		}
-		restored, err := restorable(j, p.N, rp.Records, log)
+		records := rp.Records
+		rp.Records = nil // restorable's copy replaces them
+		restored, err := restorable(j, p.N, records, log)
 		if err != nil { // like a corrupt journal: the state file cannot be resumed
 			j.Close()
 			return none, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
@@ -90,11 +92,12 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 // restorable returns the journal's results a resume may restore: the
 // workers that committed an impossible count are distrusted in the
 // journal and their tasks computed again (issue 12, D8).
-func restorable(j *journal.Journal, n int, records []journal.Record, log hclog.Logger) (map[int]solver.Counts, error) {
+func restorable(j *journal.Journal, n int, records []journal.Record, log hclog.Logger) ([]coordinator.JournalResult, error) {
 	results := make([]coordinator.JournalResult, len(records))
 	for i, r := range records {
 		results[i] = coordinator.JournalResult{Index: r.Index, Counts: solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}, Worker: r.Worker}
 	}
+	records = nil // only results from here on
 	restored, bad, err := coordinator.Restorable(n, results)
 	if err != nil {
 		return nil, err
