@@ -84,7 +84,7 @@ type Split struct {
 type Resumed struct {
 	Journal Journal
 	Results []JournalResult // committed results, at most one per task (Restorable's)
-	Splits  []Split               // in the journal's order
+	Splits  []Split         // in the journal's order
 }
 
 // splitter is the scheduler's record of the splits; guarded by
