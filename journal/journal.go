@@ -365,11 +365,7 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 		}
 		rp.Repaired = &Repair{Offset: end, Dropped: int64(len(data)) - end, Reason: p.torn.reason}
 	}
-	seen := newCommitSet(p.tasks)
-	for _, r := range p.records {
-		seen.set(r.Index, r.Worker)
-	}
-	j := newJournal(path, f, end, p.tasks, seen)
+	j := newJournal(path, f, end, p.tasks, p.seen)
 	for _, sp := range p.splits {
 		j.split[sp.Parent] = true
 	}
