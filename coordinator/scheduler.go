@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nqueens/nqueens/internal/offheap"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -139,9 +140,9 @@ type lease struct {
 }
 
 // taskState is the scheduler's record of one task of the plan: 8 bytes
-// and no pointer, so a job of 10^7 tasks keeps 80 MB that the garbage
-// collector never scans, and the pages of tasks not yet reached stay
-// untouched (issue 11). A task's counts are not kept: the running sums
+// and no pointer, so a job of 10^7 tasks keeps 80 MB, outside the heap
+// (package offheap), whose pages stay untouched until tasks reach them
+// (issue 11). A task's counts are not kept: the running sums
 // hold them (a session's, for a quarantine), and knownCounts those of
 // the sampled and recent commits, for verification and conflicts. Its
 // live lease is in scheduler.running.
@@ -295,7 +296,7 @@ func newScheduler(opt schedOptions) *scheduler {
 		s.done = make(chan struct{})
 	}
 	s.work = newWorkEstimate(opt.Plan)
-	s.tasks = newTaskTable(s, opt.Plan.Len(), opt.Plan.Len()+taskRoom(opt))
+	s.tasks = offheap.Make[taskState](s, opt.Plan.Len(), opt.Plan.Len()+taskRoom(opt)) // 10^7 records the collector need not pace on
 	s.sp = newSplitter(opt)
 	s.events.clock = opt.Clock
 	return s

@@ -52,8 +52,8 @@ const splitPerSlot = 32
 // the scheduler split more, never grow it past this.
 const maxTasks = 1 << 25
 
-// taskRoom is how many tasks splitting may add to opt's plan (tasktable.go
-// reserves room for them): none when the plan does not split.
+// taskRoom is how many tasks splitting may add to opt's plan (the task
+// records reserve room for them): none when the plan does not split.
 func taskRoom(opt schedOptions) int {
 	if opt.Plan.Kind == solver.KindPinned || opt.NoSplit {
 		return 0
