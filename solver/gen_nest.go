@@ -65,13 +65,13 @@ func writeNest(b *bytes.Buffer, e int) {
 	bit := a{d} & -a{d}
 	a{d} &= a{d} - 1
 	nodes++
-	cm{c} := cm{d} | bit
+	cm{c} := cm{d} + bit
 	var l{c}, r{c} uint32
 	if odd&(1<<{d}) == 0 {
-		l{c}, r{c} = (l{d}|bit)<<1, (r{d}|bit)>>1
+		l{c}, r{c} = (l{d}+bit)<<1, (r{d}+bit)>>1
 	} else {
-		l{c} = (l{d}|bit)<<(p.sh[{d}]&31) | p.il[{d}]
-		r{c} = (r{d}|bit)>>(p.sh[{d}]&31) | p.ir[{d}]
+		l{c} = (l{d}+bit)<<(p.sh[{d}]&31) | p.il[{d}]
+		r{c} = (r{d}+bit)>>(p.sh[{d}]&31) | p.ir[{d}]
 	}
 	a{c} := ^(cm{c} | l{c} | r{c})
 `))
@@ -82,16 +82,16 @@ func writeNest(b *bytes.Buffer, e int) {
 	bit := a0 & -a0
 	a0 &= a0 - 1
 	nodes++
-	ncm := cm0 | bit
-	nl := (l0|bit)<<s0 | il0
-	nr := (r0|bit)>>s0 | ir0
+	ncm := cm0 + bit
+	nl := (l0+bit)<<s0 | il0
+	nr := (r0+bit)>>s0 | ir0
 	a4 := ^(ncm | nl | nr)
 	for a4 != 0 {
 		bit := a4 & -a4
 		a4 &= a4 - 1
 		nodes++
-		f := ^(ncm | bit)
-		nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+		f := ^(ncm + bit)
+		nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 		x3 := f &^ (nl | nr | p.fin.fx3)
 		l1, r1 := nl<<s3, nr>>s3
 		up := f &^ (l1 | r1 | p.fin.fx2)

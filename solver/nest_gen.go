@@ -47,16 +47,16 @@ func nest0(a0, cm0, l0, r0 uint32, p *nest) (sols, nodes uint64) {
 		bit := a0 & -a0
 		a0 &= a0 - 1
 		nodes++
-		ncm := cm0 | bit
-		nl := (l0|bit)<<s0 | il0
-		nr := (r0|bit)>>s0 | ir0
+		ncm := cm0 + bit
+		nl := (l0+bit)<<s0 | il0
+		nr := (r0+bit)>>s0 | ir0
 		a4 := ^(ncm | nl | nr)
 		for a4 != 0 {
 			bit := a4 & -a4
 			a4 &= a4 - 1
 			nodes++
-			f := ^(ncm | bit)
-			nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+			f := ^(ncm + bit)
+			nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 			x3 := f &^ (nl | nr | p.fin.fx3)
 			l1, r1 := nl<<s3, nr>>s3
 			up := f &^ (l1 | r1 | p.fin.fx2)
@@ -91,29 +91,29 @@ func nest1(a1, cm1, l1, r1 uint32, p *nest) (sols, nodes uint64) {
 		bit := a1 & -a1
 		a1 &= a1 - 1
 		nodes++
-		cm0 := cm1 | bit
+		cm0 := cm1 + bit
 		var l0, r0 uint32
 		if odd&(1<<1) == 0 {
-			l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+			l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 		} else {
-			l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-			r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+			l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+			r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 		}
 		a0 := ^(cm0 | l0 | r0)
 		for a0 != 0 {
 			bit := a0 & -a0
 			a0 &= a0 - 1
 			nodes++
-			ncm := cm0 | bit
-			nl := (l0|bit)<<s0 | il0
-			nr := (r0|bit)>>s0 | ir0
+			ncm := cm0 + bit
+			nl := (l0+bit)<<s0 | il0
+			nr := (r0+bit)>>s0 | ir0
 			a4 := ^(ncm | nl | nr)
 			for a4 != 0 {
 				bit := a4 & -a4
 				a4 &= a4 - 1
 				nodes++
-				f := ^(ncm | bit)
-				nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+				f := ^(ncm + bit)
+				nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 				x3 := f &^ (nl | nr | p.fin.fx3)
 				l1, r1 := nl<<s3, nr>>s3
 				up := f &^ (l1 | r1 | p.fin.fx2)
@@ -149,42 +149,42 @@ func nest2(a2, cm2, l2, r2 uint32, p *nest) (sols, nodes uint64) {
 		bit := a2 & -a2
 		a2 &= a2 - 1
 		nodes++
-		cm1 := cm2 | bit
+		cm1 := cm2 + bit
 		var l1, r1 uint32
 		if odd&(1<<2) == 0 {
-			l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+			l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 		} else {
-			l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-			r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+			l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+			r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 		}
 		a1 := ^(cm1 | l1 | r1)
 		for a1 != 0 {
 			bit := a1 & -a1
 			a1 &= a1 - 1
 			nodes++
-			cm0 := cm1 | bit
+			cm0 := cm1 + bit
 			var l0, r0 uint32
 			if odd&(1<<1) == 0 {
-				l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+				l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 			} else {
-				l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-				r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+				l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+				r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 			}
 			a0 := ^(cm0 | l0 | r0)
 			for a0 != 0 {
 				bit := a0 & -a0
 				a0 &= a0 - 1
 				nodes++
-				ncm := cm0 | bit
-				nl := (l0|bit)<<s0 | il0
-				nr := (r0|bit)>>s0 | ir0
+				ncm := cm0 + bit
+				nl := (l0+bit)<<s0 | il0
+				nr := (r0+bit)>>s0 | ir0
 				a4 := ^(ncm | nl | nr)
 				for a4 != 0 {
 					bit := a4 & -a4
 					a4 &= a4 - 1
 					nodes++
-					f := ^(ncm | bit)
-					nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+					f := ^(ncm + bit)
+					nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 					x3 := f &^ (nl | nr | p.fin.fx3)
 					l1, r1 := nl<<s3, nr>>s3
 					up := f &^ (l1 | r1 | p.fin.fx2)
@@ -221,55 +221,55 @@ func nest3(a3, cm3, l3, r3 uint32, p *nest) (sols, nodes uint64) {
 		bit := a3 & -a3
 		a3 &= a3 - 1
 		nodes++
-		cm2 := cm3 | bit
+		cm2 := cm3 + bit
 		var l2, r2 uint32
 		if odd&(1<<3) == 0 {
-			l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+			l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 		} else {
-			l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-			r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+			l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+			r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 		}
 		a2 := ^(cm2 | l2 | r2)
 		for a2 != 0 {
 			bit := a2 & -a2
 			a2 &= a2 - 1
 			nodes++
-			cm1 := cm2 | bit
+			cm1 := cm2 + bit
 			var l1, r1 uint32
 			if odd&(1<<2) == 0 {
-				l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+				l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 			} else {
-				l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-				r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+				l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+				r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 			}
 			a1 := ^(cm1 | l1 | r1)
 			for a1 != 0 {
 				bit := a1 & -a1
 				a1 &= a1 - 1
 				nodes++
-				cm0 := cm1 | bit
+				cm0 := cm1 + bit
 				var l0, r0 uint32
 				if odd&(1<<1) == 0 {
-					l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+					l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 				} else {
-					l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-					r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+					l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+					r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 				}
 				a0 := ^(cm0 | l0 | r0)
 				for a0 != 0 {
 					bit := a0 & -a0
 					a0 &= a0 - 1
 					nodes++
-					ncm := cm0 | bit
-					nl := (l0|bit)<<s0 | il0
-					nr := (r0|bit)>>s0 | ir0
+					ncm := cm0 + bit
+					nl := (l0+bit)<<s0 | il0
+					nr := (r0+bit)>>s0 | ir0
 					a4 := ^(ncm | nl | nr)
 					for a4 != 0 {
 						bit := a4 & -a4
 						a4 &= a4 - 1
 						nodes++
-						f := ^(ncm | bit)
-						nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+						f := ^(ncm + bit)
+						nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 						x3 := f &^ (nl | nr | p.fin.fx3)
 						l1, r1 := nl<<s3, nr>>s3
 						up := f &^ (l1 | r1 | p.fin.fx2)
@@ -307,68 +307,68 @@ func nest4(a4, cm4, l4, r4 uint32, p *nest) (sols, nodes uint64) {
 		bit := a4 & -a4
 		a4 &= a4 - 1
 		nodes++
-		cm3 := cm4 | bit
+		cm3 := cm4 + bit
 		var l3, r3 uint32
 		if odd&(1<<4) == 0 {
-			l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+			l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 		} else {
-			l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-			r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+			l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+			r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 		}
 		a3 := ^(cm3 | l3 | r3)
 		for a3 != 0 {
 			bit := a3 & -a3
 			a3 &= a3 - 1
 			nodes++
-			cm2 := cm3 | bit
+			cm2 := cm3 + bit
 			var l2, r2 uint32
 			if odd&(1<<3) == 0 {
-				l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+				l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 			} else {
-				l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-				r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+				l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+				r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 			}
 			a2 := ^(cm2 | l2 | r2)
 			for a2 != 0 {
 				bit := a2 & -a2
 				a2 &= a2 - 1
 				nodes++
-				cm1 := cm2 | bit
+				cm1 := cm2 + bit
 				var l1, r1 uint32
 				if odd&(1<<2) == 0 {
-					l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+					l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 				} else {
-					l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-					r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+					l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+					r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 				}
 				a1 := ^(cm1 | l1 | r1)
 				for a1 != 0 {
 					bit := a1 & -a1
 					a1 &= a1 - 1
 					nodes++
-					cm0 := cm1 | bit
+					cm0 := cm1 + bit
 					var l0, r0 uint32
 					if odd&(1<<1) == 0 {
-						l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+						l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 					} else {
-						l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-						r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+						l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+						r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 					}
 					a0 := ^(cm0 | l0 | r0)
 					for a0 != 0 {
 						bit := a0 & -a0
 						a0 &= a0 - 1
 						nodes++
-						ncm := cm0 | bit
-						nl := (l0|bit)<<s0 | il0
-						nr := (r0|bit)>>s0 | ir0
+						ncm := cm0 + bit
+						nl := (l0+bit)<<s0 | il0
+						nr := (r0+bit)>>s0 | ir0
 						a4 := ^(ncm | nl | nr)
 						for a4 != 0 {
 							bit := a4 & -a4
 							a4 &= a4 - 1
 							nodes++
-							f := ^(ncm | bit)
-							nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+							f := ^(ncm + bit)
+							nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 							x3 := f &^ (nl | nr | p.fin.fx3)
 							l1, r1 := nl<<s3, nr>>s3
 							up := f &^ (l1 | r1 | p.fin.fx2)
@@ -407,81 +407,81 @@ func nest5(a5, cm5, l5, r5 uint32, p *nest) (sols, nodes uint64) {
 		bit := a5 & -a5
 		a5 &= a5 - 1
 		nodes++
-		cm4 := cm5 | bit
+		cm4 := cm5 + bit
 		var l4, r4 uint32
 		if odd&(1<<5) == 0 {
-			l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+			l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 		} else {
-			l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-			r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+			l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+			r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 		}
 		a4 := ^(cm4 | l4 | r4)
 		for a4 != 0 {
 			bit := a4 & -a4
 			a4 &= a4 - 1
 			nodes++
-			cm3 := cm4 | bit
+			cm3 := cm4 + bit
 			var l3, r3 uint32
 			if odd&(1<<4) == 0 {
-				l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+				l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 			} else {
-				l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-				r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+				l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+				r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 			}
 			a3 := ^(cm3 | l3 | r3)
 			for a3 != 0 {
 				bit := a3 & -a3
 				a3 &= a3 - 1
 				nodes++
-				cm2 := cm3 | bit
+				cm2 := cm3 + bit
 				var l2, r2 uint32
 				if odd&(1<<3) == 0 {
-					l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+					l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 				} else {
-					l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-					r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+					l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+					r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 				}
 				a2 := ^(cm2 | l2 | r2)
 				for a2 != 0 {
 					bit := a2 & -a2
 					a2 &= a2 - 1
 					nodes++
-					cm1 := cm2 | bit
+					cm1 := cm2 + bit
 					var l1, r1 uint32
 					if odd&(1<<2) == 0 {
-						l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+						l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 					} else {
-						l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-						r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+						l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+						r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 					}
 					a1 := ^(cm1 | l1 | r1)
 					for a1 != 0 {
 						bit := a1 & -a1
 						a1 &= a1 - 1
 						nodes++
-						cm0 := cm1 | bit
+						cm0 := cm1 + bit
 						var l0, r0 uint32
 						if odd&(1<<1) == 0 {
-							l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+							l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 						} else {
-							l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-							r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+							l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+							r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 						}
 						a0 := ^(cm0 | l0 | r0)
 						for a0 != 0 {
 							bit := a0 & -a0
 							a0 &= a0 - 1
 							nodes++
-							ncm := cm0 | bit
-							nl := (l0|bit)<<s0 | il0
-							nr := (r0|bit)>>s0 | ir0
+							ncm := cm0 + bit
+							nl := (l0+bit)<<s0 | il0
+							nr := (r0+bit)>>s0 | ir0
 							a4 := ^(ncm | nl | nr)
 							for a4 != 0 {
 								bit := a4 & -a4
 								a4 &= a4 - 1
 								nodes++
-								f := ^(ncm | bit)
-								nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+								f := ^(ncm + bit)
+								nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 								x3 := f &^ (nl | nr | p.fin.fx3)
 								l1, r1 := nl<<s3, nr>>s3
 								up := f &^ (l1 | r1 | p.fin.fx2)
@@ -521,94 +521,94 @@ func nest6(a6, cm6, l6, r6 uint32, p *nest) (sols, nodes uint64) {
 		bit := a6 & -a6
 		a6 &= a6 - 1
 		nodes++
-		cm5 := cm6 | bit
+		cm5 := cm6 + bit
 		var l5, r5 uint32
 		if odd&(1<<6) == 0 {
-			l5, r5 = (l6|bit)<<1, (r6|bit)>>1
+			l5, r5 = (l6+bit)<<1, (r6+bit)>>1
 		} else {
-			l5 = (l6|bit)<<(p.sh[6]&31) | p.il[6]
-			r5 = (r6|bit)>>(p.sh[6]&31) | p.ir[6]
+			l5 = (l6+bit)<<(p.sh[6]&31) | p.il[6]
+			r5 = (r6+bit)>>(p.sh[6]&31) | p.ir[6]
 		}
 		a5 := ^(cm5 | l5 | r5)
 		for a5 != 0 {
 			bit := a5 & -a5
 			a5 &= a5 - 1
 			nodes++
-			cm4 := cm5 | bit
+			cm4 := cm5 + bit
 			var l4, r4 uint32
 			if odd&(1<<5) == 0 {
-				l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+				l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 			} else {
-				l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-				r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+				l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+				r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 			}
 			a4 := ^(cm4 | l4 | r4)
 			for a4 != 0 {
 				bit := a4 & -a4
 				a4 &= a4 - 1
 				nodes++
-				cm3 := cm4 | bit
+				cm3 := cm4 + bit
 				var l3, r3 uint32
 				if odd&(1<<4) == 0 {
-					l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+					l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 				} else {
-					l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-					r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+					l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+					r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 				}
 				a3 := ^(cm3 | l3 | r3)
 				for a3 != 0 {
 					bit := a3 & -a3
 					a3 &= a3 - 1
 					nodes++
-					cm2 := cm3 | bit
+					cm2 := cm3 + bit
 					var l2, r2 uint32
 					if odd&(1<<3) == 0 {
-						l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+						l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 					} else {
-						l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-						r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+						l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+						r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 					}
 					a2 := ^(cm2 | l2 | r2)
 					for a2 != 0 {
 						bit := a2 & -a2
 						a2 &= a2 - 1
 						nodes++
-						cm1 := cm2 | bit
+						cm1 := cm2 + bit
 						var l1, r1 uint32
 						if odd&(1<<2) == 0 {
-							l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+							l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 						} else {
-							l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-							r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+							l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+							r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 						}
 						a1 := ^(cm1 | l1 | r1)
 						for a1 != 0 {
 							bit := a1 & -a1
 							a1 &= a1 - 1
 							nodes++
-							cm0 := cm1 | bit
+							cm0 := cm1 + bit
 							var l0, r0 uint32
 							if odd&(1<<1) == 0 {
-								l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+								l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 							} else {
-								l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-								r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+								l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+								r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 							}
 							a0 := ^(cm0 | l0 | r0)
 							for a0 != 0 {
 								bit := a0 & -a0
 								a0 &= a0 - 1
 								nodes++
-								ncm := cm0 | bit
-								nl := (l0|bit)<<s0 | il0
-								nr := (r0|bit)>>s0 | ir0
+								ncm := cm0 + bit
+								nl := (l0+bit)<<s0 | il0
+								nr := (r0+bit)>>s0 | ir0
 								a4 := ^(ncm | nl | nr)
 								for a4 != 0 {
 									bit := a4 & -a4
 									a4 &= a4 - 1
 									nodes++
-									f := ^(ncm | bit)
-									nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+									f := ^(ncm + bit)
+									nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 									x3 := f &^ (nl | nr | p.fin.fx3)
 									l1, r1 := nl<<s3, nr>>s3
 									up := f &^ (l1 | r1 | p.fin.fx2)
@@ -649,107 +649,107 @@ func nest7(a7, cm7, l7, r7 uint32, p *nest) (sols, nodes uint64) {
 		bit := a7 & -a7
 		a7 &= a7 - 1
 		nodes++
-		cm6 := cm7 | bit
+		cm6 := cm7 + bit
 		var l6, r6 uint32
 		if odd&(1<<7) == 0 {
-			l6, r6 = (l7|bit)<<1, (r7|bit)>>1
+			l6, r6 = (l7+bit)<<1, (r7+bit)>>1
 		} else {
-			l6 = (l7|bit)<<(p.sh[7]&31) | p.il[7]
-			r6 = (r7|bit)>>(p.sh[7]&31) | p.ir[7]
+			l6 = (l7+bit)<<(p.sh[7]&31) | p.il[7]
+			r6 = (r7+bit)>>(p.sh[7]&31) | p.ir[7]
 		}
 		a6 := ^(cm6 | l6 | r6)
 		for a6 != 0 {
 			bit := a6 & -a6
 			a6 &= a6 - 1
 			nodes++
-			cm5 := cm6 | bit
+			cm5 := cm6 + bit
 			var l5, r5 uint32
 			if odd&(1<<6) == 0 {
-				l5, r5 = (l6|bit)<<1, (r6|bit)>>1
+				l5, r5 = (l6+bit)<<1, (r6+bit)>>1
 			} else {
-				l5 = (l6|bit)<<(p.sh[6]&31) | p.il[6]
-				r5 = (r6|bit)>>(p.sh[6]&31) | p.ir[6]
+				l5 = (l6+bit)<<(p.sh[6]&31) | p.il[6]
+				r5 = (r6+bit)>>(p.sh[6]&31) | p.ir[6]
 			}
 			a5 := ^(cm5 | l5 | r5)
 			for a5 != 0 {
 				bit := a5 & -a5
 				a5 &= a5 - 1
 				nodes++
-				cm4 := cm5 | bit
+				cm4 := cm5 + bit
 				var l4, r4 uint32
 				if odd&(1<<5) == 0 {
-					l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+					l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 				} else {
-					l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-					r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+					l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+					r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 				}
 				a4 := ^(cm4 | l4 | r4)
 				for a4 != 0 {
 					bit := a4 & -a4
 					a4 &= a4 - 1
 					nodes++
-					cm3 := cm4 | bit
+					cm3 := cm4 + bit
 					var l3, r3 uint32
 					if odd&(1<<4) == 0 {
-						l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+						l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 					} else {
-						l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-						r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+						l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+						r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 					}
 					a3 := ^(cm3 | l3 | r3)
 					for a3 != 0 {
 						bit := a3 & -a3
 						a3 &= a3 - 1
 						nodes++
-						cm2 := cm3 | bit
+						cm2 := cm3 + bit
 						var l2, r2 uint32
 						if odd&(1<<3) == 0 {
-							l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+							l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 						} else {
-							l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-							r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+							l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+							r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 						}
 						a2 := ^(cm2 | l2 | r2)
 						for a2 != 0 {
 							bit := a2 & -a2
 							a2 &= a2 - 1
 							nodes++
-							cm1 := cm2 | bit
+							cm1 := cm2 + bit
 							var l1, r1 uint32
 							if odd&(1<<2) == 0 {
-								l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+								l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 							} else {
-								l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-								r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+								l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+								r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 							}
 							a1 := ^(cm1 | l1 | r1)
 							for a1 != 0 {
 								bit := a1 & -a1
 								a1 &= a1 - 1
 								nodes++
-								cm0 := cm1 | bit
+								cm0 := cm1 + bit
 								var l0, r0 uint32
 								if odd&(1<<1) == 0 {
-									l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+									l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 								} else {
-									l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-									r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+									l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+									r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 								}
 								a0 := ^(cm0 | l0 | r0)
 								for a0 != 0 {
 									bit := a0 & -a0
 									a0 &= a0 - 1
 									nodes++
-									ncm := cm0 | bit
-									nl := (l0|bit)<<s0 | il0
-									nr := (r0|bit)>>s0 | ir0
+									ncm := cm0 + bit
+									nl := (l0+bit)<<s0 | il0
+									nr := (r0+bit)>>s0 | ir0
 									a4 := ^(ncm | nl | nr)
 									for a4 != 0 {
 										bit := a4 & -a4
 										a4 &= a4 - 1
 										nodes++
-										f := ^(ncm | bit)
-										nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+										f := ^(ncm + bit)
+										nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 										x3 := f &^ (nl | nr | p.fin.fx3)
 										l1, r1 := nl<<s3, nr>>s3
 										up := f &^ (l1 | r1 | p.fin.fx2)
@@ -791,120 +791,120 @@ func nest8(a8, cm8, l8, r8 uint32, p *nest) (sols, nodes uint64) {
 		bit := a8 & -a8
 		a8 &= a8 - 1
 		nodes++
-		cm7 := cm8 | bit
+		cm7 := cm8 + bit
 		var l7, r7 uint32
 		if odd&(1<<8) == 0 {
-			l7, r7 = (l8|bit)<<1, (r8|bit)>>1
+			l7, r7 = (l8+bit)<<1, (r8+bit)>>1
 		} else {
-			l7 = (l8|bit)<<(p.sh[8]&31) | p.il[8]
-			r7 = (r8|bit)>>(p.sh[8]&31) | p.ir[8]
+			l7 = (l8+bit)<<(p.sh[8]&31) | p.il[8]
+			r7 = (r8+bit)>>(p.sh[8]&31) | p.ir[8]
 		}
 		a7 := ^(cm7 | l7 | r7)
 		for a7 != 0 {
 			bit := a7 & -a7
 			a7 &= a7 - 1
 			nodes++
-			cm6 := cm7 | bit
+			cm6 := cm7 + bit
 			var l6, r6 uint32
 			if odd&(1<<7) == 0 {
-				l6, r6 = (l7|bit)<<1, (r7|bit)>>1
+				l6, r6 = (l7+bit)<<1, (r7+bit)>>1
 			} else {
-				l6 = (l7|bit)<<(p.sh[7]&31) | p.il[7]
-				r6 = (r7|bit)>>(p.sh[7]&31) | p.ir[7]
+				l6 = (l7+bit)<<(p.sh[7]&31) | p.il[7]
+				r6 = (r7+bit)>>(p.sh[7]&31) | p.ir[7]
 			}
 			a6 := ^(cm6 | l6 | r6)
 			for a6 != 0 {
 				bit := a6 & -a6
 				a6 &= a6 - 1
 				nodes++
-				cm5 := cm6 | bit
+				cm5 := cm6 + bit
 				var l5, r5 uint32
 				if odd&(1<<6) == 0 {
-					l5, r5 = (l6|bit)<<1, (r6|bit)>>1
+					l5, r5 = (l6+bit)<<1, (r6+bit)>>1
 				} else {
-					l5 = (l6|bit)<<(p.sh[6]&31) | p.il[6]
-					r5 = (r6|bit)>>(p.sh[6]&31) | p.ir[6]
+					l5 = (l6+bit)<<(p.sh[6]&31) | p.il[6]
+					r5 = (r6+bit)>>(p.sh[6]&31) | p.ir[6]
 				}
 				a5 := ^(cm5 | l5 | r5)
 				for a5 != 0 {
 					bit := a5 & -a5
 					a5 &= a5 - 1
 					nodes++
-					cm4 := cm5 | bit
+					cm4 := cm5 + bit
 					var l4, r4 uint32
 					if odd&(1<<5) == 0 {
-						l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+						l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 					} else {
-						l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-						r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+						l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+						r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 					}
 					a4 := ^(cm4 | l4 | r4)
 					for a4 != 0 {
 						bit := a4 & -a4
 						a4 &= a4 - 1
 						nodes++
-						cm3 := cm4 | bit
+						cm3 := cm4 + bit
 						var l3, r3 uint32
 						if odd&(1<<4) == 0 {
-							l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+							l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 						} else {
-							l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-							r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+							l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+							r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 						}
 						a3 := ^(cm3 | l3 | r3)
 						for a3 != 0 {
 							bit := a3 & -a3
 							a3 &= a3 - 1
 							nodes++
-							cm2 := cm3 | bit
+							cm2 := cm3 + bit
 							var l2, r2 uint32
 							if odd&(1<<3) == 0 {
-								l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+								l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 							} else {
-								l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-								r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+								l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+								r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 							}
 							a2 := ^(cm2 | l2 | r2)
 							for a2 != 0 {
 								bit := a2 & -a2
 								a2 &= a2 - 1
 								nodes++
-								cm1 := cm2 | bit
+								cm1 := cm2 + bit
 								var l1, r1 uint32
 								if odd&(1<<2) == 0 {
-									l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+									l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 								} else {
-									l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-									r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+									l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+									r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 								}
 								a1 := ^(cm1 | l1 | r1)
 								for a1 != 0 {
 									bit := a1 & -a1
 									a1 &= a1 - 1
 									nodes++
-									cm0 := cm1 | bit
+									cm0 := cm1 + bit
 									var l0, r0 uint32
 									if odd&(1<<1) == 0 {
-										l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+										l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 									} else {
-										l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-										r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+										l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+										r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 									}
 									a0 := ^(cm0 | l0 | r0)
 									for a0 != 0 {
 										bit := a0 & -a0
 										a0 &= a0 - 1
 										nodes++
-										ncm := cm0 | bit
-										nl := (l0|bit)<<s0 | il0
-										nr := (r0|bit)>>s0 | ir0
+										ncm := cm0 + bit
+										nl := (l0+bit)<<s0 | il0
+										nr := (r0+bit)>>s0 | ir0
 										a4 := ^(ncm | nl | nr)
 										for a4 != 0 {
 											bit := a4 & -a4
 											a4 &= a4 - 1
 											nodes++
-											f := ^(ncm | bit)
-											nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+											f := ^(ncm + bit)
+											nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 											x3 := f &^ (nl | nr | p.fin.fx3)
 											l1, r1 := nl<<s3, nr>>s3
 											up := f &^ (l1 | r1 | p.fin.fx2)
@@ -947,133 +947,133 @@ func nest9(a9, cm9, l9, r9 uint32, p *nest) (sols, nodes uint64) {
 		bit := a9 & -a9
 		a9 &= a9 - 1
 		nodes++
-		cm8 := cm9 | bit
+		cm8 := cm9 + bit
 		var l8, r8 uint32
 		if odd&(1<<9) == 0 {
-			l8, r8 = (l9|bit)<<1, (r9|bit)>>1
+			l8, r8 = (l9+bit)<<1, (r9+bit)>>1
 		} else {
-			l8 = (l9|bit)<<(p.sh[9]&31) | p.il[9]
-			r8 = (r9|bit)>>(p.sh[9]&31) | p.ir[9]
+			l8 = (l9+bit)<<(p.sh[9]&31) | p.il[9]
+			r8 = (r9+bit)>>(p.sh[9]&31) | p.ir[9]
 		}
 		a8 := ^(cm8 | l8 | r8)
 		for a8 != 0 {
 			bit := a8 & -a8
 			a8 &= a8 - 1
 			nodes++
-			cm7 := cm8 | bit
+			cm7 := cm8 + bit
 			var l7, r7 uint32
 			if odd&(1<<8) == 0 {
-				l7, r7 = (l8|bit)<<1, (r8|bit)>>1
+				l7, r7 = (l8+bit)<<1, (r8+bit)>>1
 			} else {
-				l7 = (l8|bit)<<(p.sh[8]&31) | p.il[8]
-				r7 = (r8|bit)>>(p.sh[8]&31) | p.ir[8]
+				l7 = (l8+bit)<<(p.sh[8]&31) | p.il[8]
+				r7 = (r8+bit)>>(p.sh[8]&31) | p.ir[8]
 			}
 			a7 := ^(cm7 | l7 | r7)
 			for a7 != 0 {
 				bit := a7 & -a7
 				a7 &= a7 - 1
 				nodes++
-				cm6 := cm7 | bit
+				cm6 := cm7 + bit
 				var l6, r6 uint32
 				if odd&(1<<7) == 0 {
-					l6, r6 = (l7|bit)<<1, (r7|bit)>>1
+					l6, r6 = (l7+bit)<<1, (r7+bit)>>1
 				} else {
-					l6 = (l7|bit)<<(p.sh[7]&31) | p.il[7]
-					r6 = (r7|bit)>>(p.sh[7]&31) | p.ir[7]
+					l6 = (l7+bit)<<(p.sh[7]&31) | p.il[7]
+					r6 = (r7+bit)>>(p.sh[7]&31) | p.ir[7]
 				}
 				a6 := ^(cm6 | l6 | r6)
 				for a6 != 0 {
 					bit := a6 & -a6
 					a6 &= a6 - 1
 					nodes++
-					cm5 := cm6 | bit
+					cm5 := cm6 + bit
 					var l5, r5 uint32
 					if odd&(1<<6) == 0 {
-						l5, r5 = (l6|bit)<<1, (r6|bit)>>1
+						l5, r5 = (l6+bit)<<1, (r6+bit)>>1
 					} else {
-						l5 = (l6|bit)<<(p.sh[6]&31) | p.il[6]
-						r5 = (r6|bit)>>(p.sh[6]&31) | p.ir[6]
+						l5 = (l6+bit)<<(p.sh[6]&31) | p.il[6]
+						r5 = (r6+bit)>>(p.sh[6]&31) | p.ir[6]
 					}
 					a5 := ^(cm5 | l5 | r5)
 					for a5 != 0 {
 						bit := a5 & -a5
 						a5 &= a5 - 1
 						nodes++
-						cm4 := cm5 | bit
+						cm4 := cm5 + bit
 						var l4, r4 uint32
 						if odd&(1<<5) == 0 {
-							l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+							l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 						} else {
-							l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-							r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+							l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+							r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 						}
 						a4 := ^(cm4 | l4 | r4)
 						for a4 != 0 {
 							bit := a4 & -a4
 							a4 &= a4 - 1
 							nodes++
-							cm3 := cm4 | bit
+							cm3 := cm4 + bit
 							var l3, r3 uint32
 							if odd&(1<<4) == 0 {
-								l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+								l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 							} else {
-								l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-								r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+								l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+								r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 							}
 							a3 := ^(cm3 | l3 | r3)
 							for a3 != 0 {
 								bit := a3 & -a3
 								a3 &= a3 - 1
 								nodes++
-								cm2 := cm3 | bit
+								cm2 := cm3 + bit
 								var l2, r2 uint32
 								if odd&(1<<3) == 0 {
-									l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+									l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 								} else {
-									l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-									r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+									l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+									r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 								}
 								a2 := ^(cm2 | l2 | r2)
 								for a2 != 0 {
 									bit := a2 & -a2
 									a2 &= a2 - 1
 									nodes++
-									cm1 := cm2 | bit
+									cm1 := cm2 + bit
 									var l1, r1 uint32
 									if odd&(1<<2) == 0 {
-										l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+										l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 									} else {
-										l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-										r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+										l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+										r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 									}
 									a1 := ^(cm1 | l1 | r1)
 									for a1 != 0 {
 										bit := a1 & -a1
 										a1 &= a1 - 1
 										nodes++
-										cm0 := cm1 | bit
+										cm0 := cm1 + bit
 										var l0, r0 uint32
 										if odd&(1<<1) == 0 {
-											l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+											l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 										} else {
-											l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-											r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+											l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+											r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 										}
 										a0 := ^(cm0 | l0 | r0)
 										for a0 != 0 {
 											bit := a0 & -a0
 											a0 &= a0 - 1
 											nodes++
-											ncm := cm0 | bit
-											nl := (l0|bit)<<s0 | il0
-											nr := (r0|bit)>>s0 | ir0
+											ncm := cm0 + bit
+											nl := (l0+bit)<<s0 | il0
+											nr := (r0+bit)>>s0 | ir0
 											a4 := ^(ncm | nl | nr)
 											for a4 != 0 {
 												bit := a4 & -a4
 												a4 &= a4 - 1
 												nodes++
-												f := ^(ncm | bit)
-												nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+												f := ^(ncm + bit)
+												nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 												x3 := f &^ (nl | nr | p.fin.fx3)
 												l1, r1 := nl<<s3, nr>>s3
 												up := f &^ (l1 | r1 | p.fin.fx2)
@@ -1117,146 +1117,146 @@ func nest10(a10, cm10, l10, r10 uint32, p *nest) (sols, nodes uint64) {
 		bit := a10 & -a10
 		a10 &= a10 - 1
 		nodes++
-		cm9 := cm10 | bit
+		cm9 := cm10 + bit
 		var l9, r9 uint32
 		if odd&(1<<10) == 0 {
-			l9, r9 = (l10|bit)<<1, (r10|bit)>>1
+			l9, r9 = (l10+bit)<<1, (r10+bit)>>1
 		} else {
-			l9 = (l10|bit)<<(p.sh[10]&31) | p.il[10]
-			r9 = (r10|bit)>>(p.sh[10]&31) | p.ir[10]
+			l9 = (l10+bit)<<(p.sh[10]&31) | p.il[10]
+			r9 = (r10+bit)>>(p.sh[10]&31) | p.ir[10]
 		}
 		a9 := ^(cm9 | l9 | r9)
 		for a9 != 0 {
 			bit := a9 & -a9
 			a9 &= a9 - 1
 			nodes++
-			cm8 := cm9 | bit
+			cm8 := cm9 + bit
 			var l8, r8 uint32
 			if odd&(1<<9) == 0 {
-				l8, r8 = (l9|bit)<<1, (r9|bit)>>1
+				l8, r8 = (l9+bit)<<1, (r9+bit)>>1
 			} else {
-				l8 = (l9|bit)<<(p.sh[9]&31) | p.il[9]
-				r8 = (r9|bit)>>(p.sh[9]&31) | p.ir[9]
+				l8 = (l9+bit)<<(p.sh[9]&31) | p.il[9]
+				r8 = (r9+bit)>>(p.sh[9]&31) | p.ir[9]
 			}
 			a8 := ^(cm8 | l8 | r8)
 			for a8 != 0 {
 				bit := a8 & -a8
 				a8 &= a8 - 1
 				nodes++
-				cm7 := cm8 | bit
+				cm7 := cm8 + bit
 				var l7, r7 uint32
 				if odd&(1<<8) == 0 {
-					l7, r7 = (l8|bit)<<1, (r8|bit)>>1
+					l7, r7 = (l8+bit)<<1, (r8+bit)>>1
 				} else {
-					l7 = (l8|bit)<<(p.sh[8]&31) | p.il[8]
-					r7 = (r8|bit)>>(p.sh[8]&31) | p.ir[8]
+					l7 = (l8+bit)<<(p.sh[8]&31) | p.il[8]
+					r7 = (r8+bit)>>(p.sh[8]&31) | p.ir[8]
 				}
 				a7 := ^(cm7 | l7 | r7)
 				for a7 != 0 {
 					bit := a7 & -a7
 					a7 &= a7 - 1
 					nodes++
-					cm6 := cm7 | bit
+					cm6 := cm7 + bit
 					var l6, r6 uint32
 					if odd&(1<<7) == 0 {
-						l6, r6 = (l7|bit)<<1, (r7|bit)>>1
+						l6, r6 = (l7+bit)<<1, (r7+bit)>>1
 					} else {
-						l6 = (l7|bit)<<(p.sh[7]&31) | p.il[7]
-						r6 = (r7|bit)>>(p.sh[7]&31) | p.ir[7]
+						l6 = (l7+bit)<<(p.sh[7]&31) | p.il[7]
+						r6 = (r7+bit)>>(p.sh[7]&31) | p.ir[7]
 					}
 					a6 := ^(cm6 | l6 | r6)
 					for a6 != 0 {
 						bit := a6 & -a6
 						a6 &= a6 - 1
 						nodes++
-						cm5 := cm6 | bit
+						cm5 := cm6 + bit
 						var l5, r5 uint32
 						if odd&(1<<6) == 0 {
-							l5, r5 = (l6|bit)<<1, (r6|bit)>>1
+							l5, r5 = (l6+bit)<<1, (r6+bit)>>1
 						} else {
-							l5 = (l6|bit)<<(p.sh[6]&31) | p.il[6]
-							r5 = (r6|bit)>>(p.sh[6]&31) | p.ir[6]
+							l5 = (l6+bit)<<(p.sh[6]&31) | p.il[6]
+							r5 = (r6+bit)>>(p.sh[6]&31) | p.ir[6]
 						}
 						a5 := ^(cm5 | l5 | r5)
 						for a5 != 0 {
 							bit := a5 & -a5
 							a5 &= a5 - 1
 							nodes++
-							cm4 := cm5 | bit
+							cm4 := cm5 + bit
 							var l4, r4 uint32
 							if odd&(1<<5) == 0 {
-								l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+								l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 							} else {
-								l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-								r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+								l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+								r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 							}
 							a4 := ^(cm4 | l4 | r4)
 							for a4 != 0 {
 								bit := a4 & -a4
 								a4 &= a4 - 1
 								nodes++
-								cm3 := cm4 | bit
+								cm3 := cm4 + bit
 								var l3, r3 uint32
 								if odd&(1<<4) == 0 {
-									l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+									l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 								} else {
-									l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-									r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+									l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+									r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 								}
 								a3 := ^(cm3 | l3 | r3)
 								for a3 != 0 {
 									bit := a3 & -a3
 									a3 &= a3 - 1
 									nodes++
-									cm2 := cm3 | bit
+									cm2 := cm3 + bit
 									var l2, r2 uint32
 									if odd&(1<<3) == 0 {
-										l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+										l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 									} else {
-										l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-										r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+										l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+										r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 									}
 									a2 := ^(cm2 | l2 | r2)
 									for a2 != 0 {
 										bit := a2 & -a2
 										a2 &= a2 - 1
 										nodes++
-										cm1 := cm2 | bit
+										cm1 := cm2 + bit
 										var l1, r1 uint32
 										if odd&(1<<2) == 0 {
-											l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+											l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 										} else {
-											l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-											r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+											l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+											r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 										}
 										a1 := ^(cm1 | l1 | r1)
 										for a1 != 0 {
 											bit := a1 & -a1
 											a1 &= a1 - 1
 											nodes++
-											cm0 := cm1 | bit
+											cm0 := cm1 + bit
 											var l0, r0 uint32
 											if odd&(1<<1) == 0 {
-												l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+												l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 											} else {
-												l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-												r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+												l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+												r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 											}
 											a0 := ^(cm0 | l0 | r0)
 											for a0 != 0 {
 												bit := a0 & -a0
 												a0 &= a0 - 1
 												nodes++
-												ncm := cm0 | bit
-												nl := (l0|bit)<<s0 | il0
-												nr := (r0|bit)>>s0 | ir0
+												ncm := cm0 + bit
+												nl := (l0+bit)<<s0 | il0
+												nr := (r0+bit)>>s0 | ir0
 												a4 := ^(ncm | nl | nr)
 												for a4 != 0 {
 													bit := a4 & -a4
 													a4 &= a4 - 1
 													nodes++
-													f := ^(ncm | bit)
-													nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+													f := ^(ncm + bit)
+													nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 													x3 := f &^ (nl | nr | p.fin.fx3)
 													l1, r1 := nl<<s3, nr>>s3
 													up := f &^ (l1 | r1 | p.fin.fx2)
@@ -1301,159 +1301,159 @@ func nest11(a11, cm11, l11, r11 uint32, p *nest) (sols, nodes uint64) {
 		bit := a11 & -a11
 		a11 &= a11 - 1
 		nodes++
-		cm10 := cm11 | bit
+		cm10 := cm11 + bit
 		var l10, r10 uint32
 		if odd&(1<<11) == 0 {
-			l10, r10 = (l11|bit)<<1, (r11|bit)>>1
+			l10, r10 = (l11+bit)<<1, (r11+bit)>>1
 		} else {
-			l10 = (l11|bit)<<(p.sh[11]&31) | p.il[11]
-			r10 = (r11|bit)>>(p.sh[11]&31) | p.ir[11]
+			l10 = (l11+bit)<<(p.sh[11]&31) | p.il[11]
+			r10 = (r11+bit)>>(p.sh[11]&31) | p.ir[11]
 		}
 		a10 := ^(cm10 | l10 | r10)
 		for a10 != 0 {
 			bit := a10 & -a10
 			a10 &= a10 - 1
 			nodes++
-			cm9 := cm10 | bit
+			cm9 := cm10 + bit
 			var l9, r9 uint32
 			if odd&(1<<10) == 0 {
-				l9, r9 = (l10|bit)<<1, (r10|bit)>>1
+				l9, r9 = (l10+bit)<<1, (r10+bit)>>1
 			} else {
-				l9 = (l10|bit)<<(p.sh[10]&31) | p.il[10]
-				r9 = (r10|bit)>>(p.sh[10]&31) | p.ir[10]
+				l9 = (l10+bit)<<(p.sh[10]&31) | p.il[10]
+				r9 = (r10+bit)>>(p.sh[10]&31) | p.ir[10]
 			}
 			a9 := ^(cm9 | l9 | r9)
 			for a9 != 0 {
 				bit := a9 & -a9
 				a9 &= a9 - 1
 				nodes++
-				cm8 := cm9 | bit
+				cm8 := cm9 + bit
 				var l8, r8 uint32
 				if odd&(1<<9) == 0 {
-					l8, r8 = (l9|bit)<<1, (r9|bit)>>1
+					l8, r8 = (l9+bit)<<1, (r9+bit)>>1
 				} else {
-					l8 = (l9|bit)<<(p.sh[9]&31) | p.il[9]
-					r8 = (r9|bit)>>(p.sh[9]&31) | p.ir[9]
+					l8 = (l9+bit)<<(p.sh[9]&31) | p.il[9]
+					r8 = (r9+bit)>>(p.sh[9]&31) | p.ir[9]
 				}
 				a8 := ^(cm8 | l8 | r8)
 				for a8 != 0 {
 					bit := a8 & -a8
 					a8 &= a8 - 1
 					nodes++
-					cm7 := cm8 | bit
+					cm7 := cm8 + bit
 					var l7, r7 uint32
 					if odd&(1<<8) == 0 {
-						l7, r7 = (l8|bit)<<1, (r8|bit)>>1
+						l7, r7 = (l8+bit)<<1, (r8+bit)>>1
 					} else {
-						l7 = (l8|bit)<<(p.sh[8]&31) | p.il[8]
-						r7 = (r8|bit)>>(p.sh[8]&31) | p.ir[8]
+						l7 = (l8+bit)<<(p.sh[8]&31) | p.il[8]
+						r7 = (r8+bit)>>(p.sh[8]&31) | p.ir[8]
 					}
 					a7 := ^(cm7 | l7 | r7)
 					for a7 != 0 {
 						bit := a7 & -a7
 						a7 &= a7 - 1
 						nodes++
-						cm6 := cm7 | bit
+						cm6 := cm7 + bit
 						var l6, r6 uint32
 						if odd&(1<<7) == 0 {
-							l6, r6 = (l7|bit)<<1, (r7|bit)>>1
+							l6, r6 = (l7+bit)<<1, (r7+bit)>>1
 						} else {
-							l6 = (l7|bit)<<(p.sh[7]&31) | p.il[7]
-							r6 = (r7|bit)>>(p.sh[7]&31) | p.ir[7]
+							l6 = (l7+bit)<<(p.sh[7]&31) | p.il[7]
+							r6 = (r7+bit)>>(p.sh[7]&31) | p.ir[7]
 						}
 						a6 := ^(cm6 | l6 | r6)
 						for a6 != 0 {
 							bit := a6 & -a6
 							a6 &= a6 - 1
 							nodes++
-							cm5 := cm6 | bit
+							cm5 := cm6 + bit
 							var l5, r5 uint32
 							if odd&(1<<6) == 0 {
-								l5, r5 = (l6|bit)<<1, (r6|bit)>>1
+								l5, r5 = (l6+bit)<<1, (r6+bit)>>1
 							} else {
-								l5 = (l6|bit)<<(p.sh[6]&31) | p.il[6]
-								r5 = (r6|bit)>>(p.sh[6]&31) | p.ir[6]
+								l5 = (l6+bit)<<(p.sh[6]&31) | p.il[6]
+								r5 = (r6+bit)>>(p.sh[6]&31) | p.ir[6]
 							}
 							a5 := ^(cm5 | l5 | r5)
 							for a5 != 0 {
 								bit := a5 & -a5
 								a5 &= a5 - 1
 								nodes++
-								cm4 := cm5 | bit
+								cm4 := cm5 + bit
 								var l4, r4 uint32
 								if odd&(1<<5) == 0 {
-									l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+									l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 								} else {
-									l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-									r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+									l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+									r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 								}
 								a4 := ^(cm4 | l4 | r4)
 								for a4 != 0 {
 									bit := a4 & -a4
 									a4 &= a4 - 1
 									nodes++
-									cm3 := cm4 | bit
+									cm3 := cm4 + bit
 									var l3, r3 uint32
 									if odd&(1<<4) == 0 {
-										l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+										l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 									} else {
-										l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-										r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+										l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+										r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 									}
 									a3 := ^(cm3 | l3 | r3)
 									for a3 != 0 {
 										bit := a3 & -a3
 										a3 &= a3 - 1
 										nodes++
-										cm2 := cm3 | bit
+										cm2 := cm3 + bit
 										var l2, r2 uint32
 										if odd&(1<<3) == 0 {
-											l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+											l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 										} else {
-											l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-											r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+											l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+											r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 										}
 										a2 := ^(cm2 | l2 | r2)
 										for a2 != 0 {
 											bit := a2 & -a2
 											a2 &= a2 - 1
 											nodes++
-											cm1 := cm2 | bit
+											cm1 := cm2 + bit
 											var l1, r1 uint32
 											if odd&(1<<2) == 0 {
-												l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+												l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 											} else {
-												l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-												r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+												l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+												r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 											}
 											a1 := ^(cm1 | l1 | r1)
 											for a1 != 0 {
 												bit := a1 & -a1
 												a1 &= a1 - 1
 												nodes++
-												cm0 := cm1 | bit
+												cm0 := cm1 + bit
 												var l0, r0 uint32
 												if odd&(1<<1) == 0 {
-													l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+													l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 												} else {
-													l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-													r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+													l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+													r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 												}
 												a0 := ^(cm0 | l0 | r0)
 												for a0 != 0 {
 													bit := a0 & -a0
 													a0 &= a0 - 1
 													nodes++
-													ncm := cm0 | bit
-													nl := (l0|bit)<<s0 | il0
-													nr := (r0|bit)>>s0 | ir0
+													ncm := cm0 + bit
+													nl := (l0+bit)<<s0 | il0
+													nr := (r0+bit)>>s0 | ir0
 													a4 := ^(ncm | nl | nr)
 													for a4 != 0 {
 														bit := a4 & -a4
 														a4 &= a4 - 1
 														nodes++
-														f := ^(ncm | bit)
-														nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+														f := ^(ncm + bit)
+														nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 														x3 := f &^ (nl | nr | p.fin.fx3)
 														l1, r1 := nl<<s3, nr>>s3
 														up := f &^ (l1 | r1 | p.fin.fx2)
@@ -1499,172 +1499,172 @@ func nest12(a12, cm12, l12, r12 uint32, p *nest) (sols, nodes uint64) {
 		bit := a12 & -a12
 		a12 &= a12 - 1
 		nodes++
-		cm11 := cm12 | bit
+		cm11 := cm12 + bit
 		var l11, r11 uint32
 		if odd&(1<<12) == 0 {
-			l11, r11 = (l12|bit)<<1, (r12|bit)>>1
+			l11, r11 = (l12+bit)<<1, (r12+bit)>>1
 		} else {
-			l11 = (l12|bit)<<(p.sh[12]&31) | p.il[12]
-			r11 = (r12|bit)>>(p.sh[12]&31) | p.ir[12]
+			l11 = (l12+bit)<<(p.sh[12]&31) | p.il[12]
+			r11 = (r12+bit)>>(p.sh[12]&31) | p.ir[12]
 		}
 		a11 := ^(cm11 | l11 | r11)
 		for a11 != 0 {
 			bit := a11 & -a11
 			a11 &= a11 - 1
 			nodes++
-			cm10 := cm11 | bit
+			cm10 := cm11 + bit
 			var l10, r10 uint32
 			if odd&(1<<11) == 0 {
-				l10, r10 = (l11|bit)<<1, (r11|bit)>>1
+				l10, r10 = (l11+bit)<<1, (r11+bit)>>1
 			} else {
-				l10 = (l11|bit)<<(p.sh[11]&31) | p.il[11]
-				r10 = (r11|bit)>>(p.sh[11]&31) | p.ir[11]
+				l10 = (l11+bit)<<(p.sh[11]&31) | p.il[11]
+				r10 = (r11+bit)>>(p.sh[11]&31) | p.ir[11]
 			}
 			a10 := ^(cm10 | l10 | r10)
 			for a10 != 0 {
 				bit := a10 & -a10
 				a10 &= a10 - 1
 				nodes++
-				cm9 := cm10 | bit
+				cm9 := cm10 + bit
 				var l9, r9 uint32
 				if odd&(1<<10) == 0 {
-					l9, r9 = (l10|bit)<<1, (r10|bit)>>1
+					l9, r9 = (l10+bit)<<1, (r10+bit)>>1
 				} else {
-					l9 = (l10|bit)<<(p.sh[10]&31) | p.il[10]
-					r9 = (r10|bit)>>(p.sh[10]&31) | p.ir[10]
+					l9 = (l10+bit)<<(p.sh[10]&31) | p.il[10]
+					r9 = (r10+bit)>>(p.sh[10]&31) | p.ir[10]
 				}
 				a9 := ^(cm9 | l9 | r9)
 				for a9 != 0 {
 					bit := a9 & -a9
 					a9 &= a9 - 1
 					nodes++
-					cm8 := cm9 | bit
+					cm8 := cm9 + bit
 					var l8, r8 uint32
 					if odd&(1<<9) == 0 {
-						l8, r8 = (l9|bit)<<1, (r9|bit)>>1
+						l8, r8 = (l9+bit)<<1, (r9+bit)>>1
 					} else {
-						l8 = (l9|bit)<<(p.sh[9]&31) | p.il[9]
-						r8 = (r9|bit)>>(p.sh[9]&31) | p.ir[9]
+						l8 = (l9+bit)<<(p.sh[9]&31) | p.il[9]
+						r8 = (r9+bit)>>(p.sh[9]&31) | p.ir[9]
 					}
 					a8 := ^(cm8 | l8 | r8)
 					for a8 != 0 {
 						bit := a8 & -a8
 						a8 &= a8 - 1
 						nodes++
-						cm7 := cm8 | bit
+						cm7 := cm8 + bit
 						var l7, r7 uint32
 						if odd&(1<<8) == 0 {
-							l7, r7 = (l8|bit)<<1, (r8|bit)>>1
+							l7, r7 = (l8+bit)<<1, (r8+bit)>>1
 						} else {
-							l7 = (l8|bit)<<(p.sh[8]&31) | p.il[8]
-							r7 = (r8|bit)>>(p.sh[8]&31) | p.ir[8]
+							l7 = (l8+bit)<<(p.sh[8]&31) | p.il[8]
+							r7 = (r8+bit)>>(p.sh[8]&31) | p.ir[8]
 						}
 						a7 := ^(cm7 | l7 | r7)
 						for a7 != 0 {
 							bit := a7 & -a7
 							a7 &= a7 - 1
 							nodes++
-							cm6 := cm7 | bit
+							cm6 := cm7 + bit
 							var l6, r6 uint32
 							if odd&(1<<7) == 0 {
-								l6, r6 = (l7|bit)<<1, (r7|bit)>>1
+								l6, r6 = (l7+bit)<<1, (r7+bit)>>1
 							} else {
-								l6 = (l7|bit)<<(p.sh[7]&31) | p.il[7]
-								r6 = (r7|bit)>>(p.sh[7]&31) | p.ir[7]
+								l6 = (l7+bit)<<(p.sh[7]&31) | p.il[7]
+								r6 = (r7+bit)>>(p.sh[7]&31) | p.ir[7]
 							}
 							a6 := ^(cm6 | l6 | r6)
 							for a6 != 0 {
 								bit := a6 & -a6
 								a6 &= a6 - 1
 								nodes++
-								cm5 := cm6 | bit
+								cm5 := cm6 + bit
 								var l5, r5 uint32
 								if odd&(1<<6) == 0 {
-									l5, r5 = (l6|bit)<<1, (r6|bit)>>1
+									l5, r5 = (l6+bit)<<1, (r6+bit)>>1
 								} else {
-									l5 = (l6|bit)<<(p.sh[6]&31) | p.il[6]
-									r5 = (r6|bit)>>(p.sh[6]&31) | p.ir[6]
+									l5 = (l6+bit)<<(p.sh[6]&31) | p.il[6]
+									r5 = (r6+bit)>>(p.sh[6]&31) | p.ir[6]
 								}
 								a5 := ^(cm5 | l5 | r5)
 								for a5 != 0 {
 									bit := a5 & -a5
 									a5 &= a5 - 1
 									nodes++
-									cm4 := cm5 | bit
+									cm4 := cm5 + bit
 									var l4, r4 uint32
 									if odd&(1<<5) == 0 {
-										l4, r4 = (l5|bit)<<1, (r5|bit)>>1
+										l4, r4 = (l5+bit)<<1, (r5+bit)>>1
 									} else {
-										l4 = (l5|bit)<<(p.sh[5]&31) | p.il[5]
-										r4 = (r5|bit)>>(p.sh[5]&31) | p.ir[5]
+										l4 = (l5+bit)<<(p.sh[5]&31) | p.il[5]
+										r4 = (r5+bit)>>(p.sh[5]&31) | p.ir[5]
 									}
 									a4 := ^(cm4 | l4 | r4)
 									for a4 != 0 {
 										bit := a4 & -a4
 										a4 &= a4 - 1
 										nodes++
-										cm3 := cm4 | bit
+										cm3 := cm4 + bit
 										var l3, r3 uint32
 										if odd&(1<<4) == 0 {
-											l3, r3 = (l4|bit)<<1, (r4|bit)>>1
+											l3, r3 = (l4+bit)<<1, (r4+bit)>>1
 										} else {
-											l3 = (l4|bit)<<(p.sh[4]&31) | p.il[4]
-											r3 = (r4|bit)>>(p.sh[4]&31) | p.ir[4]
+											l3 = (l4+bit)<<(p.sh[4]&31) | p.il[4]
+											r3 = (r4+bit)>>(p.sh[4]&31) | p.ir[4]
 										}
 										a3 := ^(cm3 | l3 | r3)
 										for a3 != 0 {
 											bit := a3 & -a3
 											a3 &= a3 - 1
 											nodes++
-											cm2 := cm3 | bit
+											cm2 := cm3 + bit
 											var l2, r2 uint32
 											if odd&(1<<3) == 0 {
-												l2, r2 = (l3|bit)<<1, (r3|bit)>>1
+												l2, r2 = (l3+bit)<<1, (r3+bit)>>1
 											} else {
-												l2 = (l3|bit)<<(p.sh[3]&31) | p.il[3]
-												r2 = (r3|bit)>>(p.sh[3]&31) | p.ir[3]
+												l2 = (l3+bit)<<(p.sh[3]&31) | p.il[3]
+												r2 = (r3+bit)>>(p.sh[3]&31) | p.ir[3]
 											}
 											a2 := ^(cm2 | l2 | r2)
 											for a2 != 0 {
 												bit := a2 & -a2
 												a2 &= a2 - 1
 												nodes++
-												cm1 := cm2 | bit
+												cm1 := cm2 + bit
 												var l1, r1 uint32
 												if odd&(1<<2) == 0 {
-													l1, r1 = (l2|bit)<<1, (r2|bit)>>1
+													l1, r1 = (l2+bit)<<1, (r2+bit)>>1
 												} else {
-													l1 = (l2|bit)<<(p.sh[2]&31) | p.il[2]
-													r1 = (r2|bit)>>(p.sh[2]&31) | p.ir[2]
+													l1 = (l2+bit)<<(p.sh[2]&31) | p.il[2]
+													r1 = (r2+bit)>>(p.sh[2]&31) | p.ir[2]
 												}
 												a1 := ^(cm1 | l1 | r1)
 												for a1 != 0 {
 													bit := a1 & -a1
 													a1 &= a1 - 1
 													nodes++
-													cm0 := cm1 | bit
+													cm0 := cm1 + bit
 													var l0, r0 uint32
 													if odd&(1<<1) == 0 {
-														l0, r0 = (l1|bit)<<1, (r1|bit)>>1
+														l0, r0 = (l1+bit)<<1, (r1+bit)>>1
 													} else {
-														l0 = (l1|bit)<<(p.sh[1]&31) | p.il[1]
-														r0 = (r1|bit)>>(p.sh[1]&31) | p.ir[1]
+														l0 = (l1+bit)<<(p.sh[1]&31) | p.il[1]
+														r0 = (r1+bit)>>(p.sh[1]&31) | p.ir[1]
 													}
 													a0 := ^(cm0 | l0 | r0)
 													for a0 != 0 {
 														bit := a0 & -a0
 														a0 &= a0 - 1
 														nodes++
-														ncm := cm0 | bit
-														nl := (l0|bit)<<s0 | il0
-														nr := (r0|bit)>>s0 | ir0
+														ncm := cm0 + bit
+														nl := (l0+bit)<<s0 | il0
+														nr := (r0+bit)>>s0 | ir0
 														a4 := ^(ncm | nl | nr)
 														for a4 != 0 {
 															bit := a4 & -a4
 															a4 &= a4 - 1
 															nodes++
-															f := ^(ncm | bit)
-															nl, nr := (nl|bit)<<sLast, (nr|bit)>>sLast
+															f := ^(ncm + bit)
+															nl, nr := (nl+bit)<<sLast, (nr+bit)>>sLast
 															x3 := f &^ (nl | nr | p.fin.fx3)
 															l1, r1 := nl<<s3, nr>>s3
 															up := f &^ (l1 | r1 | p.fin.fx2)

@@ -57,6 +57,11 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 // is left at a node. The innermost level places the queen of row k-5
 // and then the tail (the last four rows) is written out as tail does.
 //
+// A queen's bit is added to the masks (cm + bit, l + bit) rather than
+// or-ed in: the square is free, so the bit is in none of them and the sum
+// is the same, but an add may be a three-operand LEA, and the compiler then
+// keeps the bit in a register instead of spilling and reloading it.
+//
 // Levels are numbered by their distance d from that innermost level (the
 // tail's entry): sh[d] is the shift from level d to the next, il[d] and
 // ir[d] the frame diagonals that enter there, and bit d of odd is set
