@@ -2,11 +2,13 @@
 
 // gen_nest.go writes nest_gen.go: count's search written out as nested
 // loops, one copy per number of levels above the tail's entry (see nest
-// in search.go). Run it with go generate ./solver.
+// in search.go). Run it with go generate ./solver (-o names another
+// output file).
 package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/format"
 	"log"
@@ -36,12 +38,13 @@ package solver
 	for e := 0; e <= maxNest; e++ {
 		writeNest(&b, e)
 	}
+	out := flag.String("o", "nest_gen.go", "output file")
+	flag.Parse()
 	src, err := format.Source(b.Bytes())
 	if err != nil {
-		os.WriteFile("nest_gen.go", b.Bytes(), 0o644)
 		log.Fatal(err)
 	}
-	if err := os.WriteFile("nest_gen.go", src, 0o644); err != nil {
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

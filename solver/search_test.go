@@ -1,7 +1,11 @@
 package solver
 
 import (
+	"bytes"
 	"math/bits"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -172,5 +176,32 @@ func TestUpperMatchesNest(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d border placements checked", checked)
+	}
+}
+
+// TestNestGenIsFresh checks that nest_gen.go is what gen_nest.go writes
+// now (run go generate ./solver after changing the generator).
+func TestNestGenIsFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the generator")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	out := filepath.Join(t.TempDir(), "nest_gen.go")
+	if msg, err := exec.Command(goTool, "run", "gen_nest.go", "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("go run gen_nest.go: %v\n%s", err, msg)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("nest_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("nest_gen.go is stale: run go generate ./solver")
 	}
 }
