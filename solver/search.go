@@ -1,29 +1,19 @@
 package solver
 
-// count is the hot loop: it counts the completions of the free rows
-// start..k-1 given the search queens' columns cm and diagonals l, r (as
-// seen from free row start). It is a bitmask backtracker with the current
-// row's masks in registers and an explicit stack of fixed-size arrays for
-// the rows above (no allocation).
+//go:generate go run gen_nest.go
+
+// count counts the completions of the free rows start..k-1 given the
+// search queens' columns cm and diagonals l, r (as seen from free row
+// start). The search itself is nest_gen.go's nested loops (see nest);
+// count handles the boards of three free rows or fewer and sets the
+// loops up.
 //
 // The frame's diagonals travel in l and r with the search queens' (fl, fr
 // from the start row on) and the columns off the board are set in cm, so
 // a row's free squares are ^(cm | l | r), with nothing loaded per node.
 // Most steps go to the next board row and shift by one; the few odd ones
 // (over a frame row, or where a frame diagonal enters the board) shift by
-// sh and add il, ir, from arrays beside the stack.
-//
-// The last four free rows are finished in the loop itself (the tail): the
-// queen of the first of them is placed, and the last three rows, with
-// three columns left, are finished as lastThree does; a queen of the
-// first row that leaves one of the other three rows with no square is
-// dropped before that loop (the nodes counted are the placements made, so
-// this skip makes them fewer than a plain backtracker's). Writing it out keeps
-// the loop free of calls, and storing a level's masks before its child is
-// worked out leaves them dead in registers: the compiler then spills
-// nothing at a node (a call, or values live across the tail, made it
-// spill two or three registers at every node). This is one of the
-// solver's specialised loops, longer than 80 lines on purpose.
+// sh and add il, ir.
 func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 	k, all := bd.k, bd.all
 	cm |= bd.fcols
@@ -43,93 +33,82 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 		s, nd := lastThree(all&^cm, l, r, &fin)
 		return uint64(s), uint64(nd)
 	}
-	// Levels are counted from start (j = i - start): the loop keeps
-	// fewer values live.
-	var sa, sc, sl, sr [MaxN + 1]uint32
-	var sh, il, ir [MaxN + 1]uint32 // the odd steps, copied next to the stack
-	end := k - 5 - start            // the level from which the tail finishes the last four rows
-	var odd uint32                  // bit j: the step from level j is not a plain shift by one
-	for j := 0; j < end; j++ {
-		i := start + j
-		sh[j], il[j], ir[j] = bd.sh[i]&31, bd.il[i], bd.ir[i]
-		if bd.sh[i] != 1 || bd.il[i] != 0 || bd.ir[i] != 0 {
-			odd |= 1 << j
-		}
-	}
-	fin := bd.finish()
-	sLast := bd.sh[k-4] & 31
+	var p nest
+	end := p.init(bd, start)
 	l |= bd.fl[start&31]
 	r |= bd.fr[start&31]
 	cm |= ^all // the columns off the board are taken: a row's free squares are ^(cm | l | r)
-	if end < 0 {
-		return tail(^(cm | l | r), cm, l, r, sLast, &fin)
-	}
-	odd |= 1 << end // the step into the tail takes the odd path too
-	sh[end], il[end], ir[end] = bd.sh[k-5]&31, bd.il[k-5], bd.ir[k-5]
-	j := 0
 	a := ^(cm | l | r)
-	for {
-		if a == 0 {
-			if j == 0 {
-				break
-			}
-			j--
-			a, cm, l, r = sa[j&31], sc[j&31], sl[j&31], sr[j&31]
-			continue
+	switch {
+	case end < 0:
+		return tail(a, cm, l, r, p.sLast, &p.fin)
+	case end <= maxNest:
+		return nestCount(end, a, cm, l, r, &p)
+	}
+	return p.upper(end, a, cm, l, r)
+}
+
+// nest is what the nested loops of nest_gen.go read. The search of the
+// free rows above the last four is a plain bitmask backtracker, written
+// out by gen_nest.go as one nested loop per level, for each number of
+// levels up to maxNest: each level's masks are its own variables, its
+// step to the next level its own code (a branch on odd that goes the
+// same way at every node of a board), and no index, stack or depth test
+// is left at a node. The innermost level places the queen of row k-5
+// and then the tail (the last four rows) is written out as tail does.
+//
+// A queen's bit is added to the masks (cm + bit, l + bit) rather than
+// or-ed in: the square is free, so the bit is in none of them and the sum
+// is the same, but an add may be a three-operand LEA, and the compiler then
+// keeps the bit in a register instead of spilling and reloading it.
+//
+// Levels are numbered by their distance d from that innermost level (the
+// tail's entry): sh[d] is the shift from level d to the next, il[d] and
+// ir[d] the frame diagonals that enter there, and bit d of odd is set
+// when the step is not a plain shift by one.
+type nest struct {
+	sh, il, ir [MaxN + 1]uint32
+	odd        uint32
+	sLast      uint32 // the shift from row k-4 to row k-3
+	fin        ending
+}
+
+// init fills p for bd's search from free row start (at least four rows
+// above the last) and returns the distance from start to the tail's entry
+// level, k-5 (negative when start is row k-4).
+func (p *nest) init(bd *board, start int) int {
+	k := bd.k
+	end := k - 5 - start
+	p.fin = bd.finish()
+	p.sLast = bd.sh[(k-4)&31] & 31
+	for d := 0; d <= end; d++ {
+		i := (start + end - d) & 31
+		p.sh[d], p.il[d], p.ir[d] = bd.sh[i]&31, bd.il[i], bd.ir[i]
+		if bd.sh[i] != 1 || bd.il[i] != 0 || bd.ir[i] != 0 {
+			p.odd |= 1 << d
 		}
+	}
+	return end
+}
+
+// upper places the queens of level d >= 1 and hands each child to the
+// nested loop of level d-1, or to upper again above maxNest. Only the
+// searches of boards beyond N=20 or so have levels above maxNest, and
+// those levels hold few of the nodes, so a call per node costs little.
+func (p *nest) upper(d int, a, cm, l, r uint32) (sols, nodes uint64) {
+	s, il, ir := p.sh[d&31]&31, p.il[d&31], p.ir[d&31]
+	for a != 0 {
 		bit := a & -a
-		a ^= bit
+		a &= a - 1
 		nodes++
-		// The level's masks go to the stack first: from here on they are
-		// dead in registers, and the compiler need not spill them.
-		sa[j&31], sc[j&31], sl[j&31], sr[j&31] = a, cm, l, r
-		ncm := cm | bit
-		var nl, nr uint32
-		if odd>>(j&31)&1 == 0 {
-			nl, nr = (l|bit)<<1, (r|bit)>>1
+		ncm, nl, nr := cm|bit, (l|bit)<<s|il, (r|bit)>>s|ir
+		var sl, nd uint64
+		if d-1 <= maxNest {
+			sl, nd = nestCount(d-1, ^(ncm | nl | nr), ncm, nl, nr, p)
 		} else {
-			s := sh[j&31] & 31
-			nl = (l|bit)<<s | il[j&31]
-			nr = (r|bit)>>s | ir[j&31]
-			if j == end {
-				// The tail, written out.
-				a4 := ^(ncm | nl | nr)
-				s3, s2 := fin.s3, fin.s2
-				t := (s3 + s2) & 31
-				for a4 != 0 {
-					bit := a4 & -a4
-					a4 ^= bit
-					nodes++
-					f := ^(ncm | bit)
-					nl, nr := (nl|bit)<<(sLast&31), (nr|bit)>>(sLast&31)
-					x3 := f &^ (nl | nr | fin.fx3)
-					l1, r1 := nl<<(s3&31), nr>>(s3&31)
-					up := f &^ (l1 | r1 | fin.fx2)
-					down := f &^ ((l1 << (s2 & 31)) | (r1 >> (s2 & 31)) | fin.fx1)
-					if nz(x3)&nz(up)&nz(down) == 0 {
-						continue // one of the last three rows has no square left
-					}
-					for x3 != 0 {
-						x := x3 & -x3
-						x3 ^= x
-						g := f ^ x
-						lo := g & -g
-						hi := g ^ lo
-						upX := up &^ ((x << (s3 & 31)) | (x >> (s3 & 31)))
-						downX := down &^ ((x << (t & 31)) | (x >> (t & 31)))
-						fitLo, fitHi := nz(upX&lo), nz(upX&hi)
-						nodes += uint64(1 + fitLo + fitHi)
-						sols += uint64(-nz((lo<<(s2&31))^hi) & (fitLo&nz(downX&hi) + fitHi&nz(downX&lo)))
-					}
-				}
-				a, cm, l, r = sa[j&31], sc[j&31], sl[j&31], sr[j&31]
-				continue
-			}
+			sl, nd = p.upper(d-1, ^(ncm | nl | nr), ncm, nl, nr)
 		}
-		// Go down whether or not the next row has a free square (an
-		// empty one comes straight back up).
-		j++
-		a, cm, l, r = ^(ncm | nl | nr), ncm, nl, nr
+		sols, nodes = sols+sl, nodes+nd
 	}
 	return sols, nodes
 }
@@ -138,7 +117,11 @@ func (bd *board) count(start int, cm, l, r uint32) (sols, nodes uint64) {
 // free squares of the first of them, cm, l, r the masks there (cm with
 // the columns off the board set), s the distance to the next free row.
 // It places each queen of a and finishes the last three rows as
-// lastThree does, written out (this is one of the specialised loops).
+// lastThree does, written out (this is one of the specialised loops). A
+// queen that leaves one of the last three rows with no square is dropped
+// before that loop (the nodes counted are the placements made, so this
+// skip makes them fewer than a plain backtracker's). The nested loops of
+// nest_gen.go end with the same code.
 func tail(a, cm, l, r, s uint32, fin *ending) (sols, nodes uint64) {
 	s3, s2 := fin.s3, fin.s2
 	t := (s3 + s2) & 31

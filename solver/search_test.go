@@ -1,7 +1,11 @@
 package solver
 
 import (
+	"bytes"
 	"math/bits"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -139,5 +143,65 @@ func TestFrameDiagonalsRideInTheMasks(t *testing.T) {
 	}
 	if boards < 1000 {
 		t.Fatalf("only %d border placements checked", boards)
+	}
+}
+
+// TestUpperMatchesNest checks nest.upper, which only boards beyond N=20
+// reach from count, against the nested loops it hands its children to:
+// on every border placement of boards 9 to 13, upper from the top level
+// finds the same solutions and nodes as the nested loop of that depth.
+func TestUpperMatchesNest(t *testing.T) {
+	checked := 0
+	for n := 9; n <= 13; n++ {
+		triples(n, nil, func(a, c, d int) bool {
+			q, nq, _ := tripleQueens(n, a, c, d)
+			var bd board
+			bd.init(n, frame{queens: q, nq: nq})
+			var p nest
+			end := p.init(&bd, 0)
+			if end < 1 || end > maxNest {
+				return true
+			}
+			cm := bd.fcols | ^bd.all
+			l, r := bd.fl[0], bd.fr[0]
+			a0 := ^(cm | l | r)
+			ws, wn := nestCount(end, a0, cm, l, r, &p)
+			gs, gn := p.upper(end, a0, cm, l, r)
+			if gs != ws || gn != wn {
+				t.Fatalf("n=%d (%d,%d,%d): upper gives %d solutions, %d nodes; nest%d %d, %d", n, a, c, d, gs, gn, end, ws, wn)
+			}
+			checked++
+			return true
+		})
+	}
+	if checked < 100 {
+		t.Fatalf("only %d border placements checked", checked)
+	}
+}
+
+// TestNestGenIsFresh checks that nest_gen.go is what gen_nest.go writes
+// now (run go generate ./solver after changing the generator).
+func TestNestGenIsFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the generator")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	out := filepath.Join(t.TempDir(), "nest_gen.go")
+	if msg, err := exec.Command(goTool, "run", "gen_nest.go", "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("go run gen_nest.go: %v\n%s", err, msg)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("nest_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("nest_gen.go is stale: run go generate ./solver")
 	}
 }
