@@ -5,9 +5,10 @@
 #
 # Builds the image (scripts/build_images.sh, under a tag of its own), starts
 # deploy/docker-compose.yml under a unique project name with 4 workers of one
-# slot each, N=17 at depth 5 (some 50000 small tasks, about 27 s of counting on
-# this 2-core machine: long enough to hurt it mid-run; N=14 is over in about
-# 2 s, before docker-compose has even started the fourth worker) and a 3 s
+# slot each, N=18 at depth 5 (78,295 small tasks: long enough to hurt it
+# mid-run; N=17 ended before its worker kill once the solver got faster, and
+# N=14 is over in about 2 s, before docker-compose has even started the
+# fourth worker) and a 3 s
 # lease. The coordinator journals to the compose file's named volume with
 # --resume=auto and restart: on-failure. It waits until the coordinator logs
 # progress with all 4 workers, then, while the count runs, kills the
@@ -28,7 +29,7 @@
 #                       breaks, the worker just goes silent: its lease must
 #                       expire, its tasks go elsewhere, and its late results,
 #                       if any, must be dropped as duplicates);
-# and checks that the coordinator exits 0 with exactly 95815104 solutions
+# and checks that the coordinator exits 0 with exactly 666090624 solutions
 # (DESIGN.md §5) in spite of its deaths, that its log shows it noticed the
 # killed worker, and that
 # its --json result counts at least one expired lease, taken back (so both
@@ -56,8 +57,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-n=${E2E_N:-17}
-want=${E2E_WANT:-95815104}
+n=${E2E_N:-18}
+want=${E2E_WANT:-666090624}
 lease=${E2E_LEASE:-3s}
 depth=${E2E_DEPTH:-5}
 run_timeout=${E2E_TIMEOUT:-240}
