@@ -296,8 +296,8 @@ func newScheduler(opt schedOptions) *scheduler {
 		s.done = make(chan struct{})
 	}
 	s.work = newWorkEstimate(opt.Plan)
-	s.tasks = offheap.Make[taskState](s, opt.Plan.Len(), opt.Plan.Len()+taskRoom(opt)) // 10^7 records the collector need not pace on
 	s.sp = newSplitter(opt)
+	s.tasks = offheap.Make[taskState](s, opt.Plan.Len(), opt.Plan.Len()+s.sp.room(opt.Plan.Len())) // 10^7 records the collector need not pace on
 	s.events.clock = opt.Clock
 	return s
 }

@@ -52,17 +52,13 @@ const splitPerSlot = 32
 // the scheduler split more, never grow it past this.
 const maxTasks = 1 << 25
 
-// taskRoom is how many tasks splitting may add to opt's plan (the task
-// records reserve room for them): none when the plan does not split.
-func taskRoom(opt schedOptions) int {
-	if opt.Plan.Kind == solver.KindPinned || opt.NoSplit {
+// room is how many tasks splitting may add to a plan of planTasks (the
+// task records reserve room for them): none when the plan does not split.
+func (sp splitter) room(planTasks int) int {
+	if !sp.on {
 		return 0
 	}
-	limit := maxTasks
-	if opt.testMaxTasks > 0 {
-		limit = opt.testMaxTasks
-	}
-	return max(0, limit-opt.Plan.Len()) + solver.MaxN
+	return max(0, sp.max-planTasks) + solver.MaxN
 }
 
 // minDurationSamples is how many measured tasks the size rule waits for

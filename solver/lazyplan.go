@@ -134,9 +134,9 @@ func (p Plan) Prefix(i int) []int {
 	return p.Tasks[i].Prefix
 }
 
-// Leading returns the first value of task i's prefix, or -1 for the
+// leading returns the first value of task i's prefix, or -1 for the
 // empty prefix of a depth-0 plan, without working the prefix out.
-func (p Plan) Leading(i int) int {
+func (p Plan) leading(i int) int {
 	if p.lazy != nil {
 		return int(p.lazy.frames[p.lazy.frameOf(i)].key[0])
 	}
@@ -147,7 +147,7 @@ func (p Plan) Leading(i int) int {
 }
 
 // LeadingStarts returns the index of the first task of each run of tasks
-// with the same Leading value, in order. A plan lists its tasks in the
+// with the same first value (leading), in order. A plan lists its tasks in the
 // order of their prefixes, so each first value (and the empty prefix)
 // makes one run.
 func (p Plan) LeadingStarts() []int {
@@ -165,7 +165,7 @@ func (p Plan) LeadingStarts() []int {
 		return starts
 	}
 	for i := range p.Tasks {
-		add(i, p.Leading(i))
+		add(i, p.leading(i))
 	}
 	return starts
 }

@@ -40,10 +40,10 @@ func TestLazyPlanMatches(t *testing.T) {
 				if len(p) > 0 {
 					lead = p[0]
 				}
-				if slices.Contains(starts, i) != (i == 0 || want.Leading(i-1) != lead) {
-					t.Fatalf("n=%d depth %d task %d: a run starts here: %v, leading starts %v", n, depth, i, i == 0 || want.Leading(i-1) != lead, starts)
+				if slices.Contains(starts, i) != (i == 0 || want.leading(i-1) != lead) {
+					t.Fatalf("n=%d depth %d task %d: a run starts here: %v, leading starts %v", n, depth, i, i == 0 || want.leading(i-1) != lead, starts)
 				}
-				if l := got.Leading(i); l != lead {
+				if l := got.leading(i); l != lead {
 					t.Fatalf("n=%d depth %d task %d: leading %d, want %d", n, depth, i, l, lead)
 				}
 			}
