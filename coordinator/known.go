@@ -40,11 +40,17 @@ func (k *knownCounts) recent(idx int, c solver.Counts) {
 	k.ring[k.next] = idx
 	k.next = (k.next + 1) % maxRecentCounts
 	if e, ok := k.m[old]; ok && old != idx {
-		if e.recent = false; e.pinned {
-			k.m[old] = e
-		} else {
-			delete(k.m, old)
-		}
+		e.recent = false
+		k.keep(old, e)
+	}
+}
+
+// keep stores e for task idx while it has a reason to be kept.
+func (k *knownCounts) keep(idx int, e knownEntry) {
+	if e.recent || e.pinned {
+		k.m[idx] = e
+	} else {
+		delete(k.m, idx)
 	}
 }
 
@@ -65,11 +71,8 @@ func (k *knownCounts) pin(idx int, c solver.Counts) {
 // the latest commits still.
 func (k *knownCounts) unpin(idx int) {
 	if e, ok := k.m[idx]; ok {
-		if e.pinned = false; e.recent {
-			k.m[idx] = e
-		} else {
-			delete(k.m, idx)
-		}
+		e.pinned = false
+		k.keep(idx, e)
 	}
 }
 
