@@ -97,7 +97,6 @@ func restorable(j *journal.Journal, n int, records []journal.Record, log hclog.L
 	for i, r := range records {
 		results[i] = coordinator.JournalResult{Index: r.Index, Counts: solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}, Worker: r.Worker}
 	}
-	records = nil // only results from here on
 	restored, bad, err := coordinator.Restorable(n, results)
 	if err != nil {
 		return nil, err
