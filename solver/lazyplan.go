@@ -169,3 +169,49 @@ func (p Plan) LeadingStarts() []int {
 	}
 	return starts
 }
+
+// Prefixes calls yield with the index and prefix of each of the count
+// tasks from first (clipped to the plan), in order, until yield returns
+// false. The prefix is valid only during the call. A lazy plan's frames
+// are worked out here, not in the shared cache, so the slots of a worker
+// that run leases of several tasks each (a run) do not evict each other's
+// frame.
+func (p Plan) Prefixes(first, count int, yield func(i int, prefix []int) bool) {
+	first = max(first, 0)
+	end := min(first+max(count, 0), p.Len())
+	if p.lazy == nil {
+		for i := first; i < end; i++ {
+			if !yield(i, p.Tasks[i].Prefix) {
+				return
+			}
+		}
+		return
+	}
+	lp := p.lazy
+	for fi := lp.frameOf(first); first < end; fi++ {
+		f := lp.frames[fi]
+		bd, _ := lp.frameBoard(f.key, frameDepth+int(f.extra))
+		scratch := make([]int, frameDepth+int(f.extra))
+		for j, v := range f.key {
+			scratch[j] = int(v)
+		}
+		i, stopped := f.first, false
+		bd.prefixes(0, int(f.extra), 0, 0, 0, scratch, func(pr []int) bool {
+			if i >= end {
+				return false
+			}
+			if i >= first {
+				if !yield(i, pr) {
+					stopped = true
+					return false
+				}
+				first = i + 1
+			}
+			i++
+			return true
+		})
+		if stopped {
+			return
+		}
+	}
+}

@@ -72,3 +72,37 @@ func TestLazyPlanLarge(t *testing.T) {
 		t.Errorf("last task's prefix %v: want 7 values", last)
 	}
 }
+
+// TestPrefixesMatch checks Prefixes against Prefix for runs that start
+// and end anywhere, cross frames, stop early or reach past the plan.
+func TestPrefixesMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 4; n <= 12; n++ {
+		for depth := 0; depth <= MaxDepth(n, KindCount); depth++ {
+			want, err := NewPlan(n, depth, KindCount)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := NewLazyPlan(n, depth, KindCount)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 20 {
+				first, count := rng.IntN(got.Len()+1), rng.IntN(300)
+				stop := rng.IntN(count + 2) // yields before stopping; count+1: never stops
+				next, yields := first, 0
+				got.Prefixes(first, count, func(i int, p []int) bool {
+					if i != next || !slices.Equal(p, want.Tasks[i].Prefix) {
+						t.Fatalf("n=%d depth %d run %d+%d: task %d prefix %v, want task %d %v", n, depth, first, count, i, p, next, want.Tasks[next].Prefix)
+					}
+					next++
+					yields++
+					return yields < stop
+				})
+				if wantYields := min(count, got.Len()-first, max(stop, 1)); yields != wantYields {
+					t.Fatalf("n=%d depth %d run %d+%d stopping after %d: %d yields, want %d", n, depth, first, count, stop, yields, wantYields)
+				}
+			}
+		}
+	}
+}
