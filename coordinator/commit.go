@@ -13,17 +13,19 @@ type report struct {
 	task     TaskID
 	lease    uint64
 	counts   solver.Counts
-	failure  string        // the solver's own error ("" if none)
-	streamed solver.Counts // listing: the classes and solutions its batches delivered
-	spill    string        // listing: the file they were spilled to ("" if none)
-	elapsed  time.Duration // the worker's time for the task (split.go's size rule)
+	failure  string          // the solver's own error ("" if none)
+	streamed solver.Counts   // listing: the classes and solutions its batches delivered
+	spill    string          // listing: the file they were spilled to ("" if none)
+	elapsed  time.Duration   // the worker's time for the task (split.go's size rule)
+	run      []solver.Counts // a run's (runs.go): each task's counts, in order; counts is their sum
 }
 
 // verdict is the scheduler's judgement of a report.
 type verdict struct {
 	outcome Outcome
 	reason  string
-	lost    bool // the journal refused the commit (OutcomeCommitted only): the job failed, no Ack
+	lost    bool // the journal refused a commit (OutcomeCommitted only): the job failed, no Ack
+	commits int  // tasks it committed: 1, or a run's (runs.go)
 }
 
 // result judges a report. The scheduler takes ownership of r.spill only
@@ -40,6 +42,9 @@ func (s *scheduler) result(sess *session, r report) verdict {
 	t := &s.tasks[idx]
 	l := s.leases[r.lease]
 	own := l != nil && l.sess == sess && l.task == idx
+	if len(r.run) > 0 || own && l.run > 1 {
+		return s.runResultLocked(sess, l, own, r)
+	}
 	endOwn := func() {
 		if own {
 			s.endLeaseLocked(l) // a no-op for a late result
@@ -101,11 +106,20 @@ func (s *scheduler) againLocked(sess *session, idx int, got solver.Counts) verdi
 
 // commitLocked commits the first valid result of task idx.
 func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
+	lost := s.commitTaskLocked(sess, idx, r.counts, r.spill)
+	s.finishIfDoneLocked()
+	s.dispatchLocked()
+	return verdict{outcome: OutcomeCommitted, lost: lost, commits: 1}
+}
+
+// commitTaskLocked commits counts c (and a listing's spill) as task idx's
+// result; it reports whether the journal refused the commit (the job
+// failed).
+func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, spill string) (lost bool) {
 	t := &s.tasks[idx]
-	lost := false
 	if s.opt.Journal != nil {
 		s.journaling.Add(1) // before done can close: wait waits for its Sync
-		if err := s.opt.Journal.Commit(idx, r.counts, sess.key); err != nil {
+		if err := s.opt.Journal.Commit(idx, c, sess.key); err != nil {
 			s.failLocked(fmt.Errorf("journal commit of task %d: %w", idx, err))
 			lost = true
 		}
@@ -113,25 +127,23 @@ func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
 	t.set(taskCommitted, true)
 	t.committer = sess.serial
 	s.committers[sess.serial] = sess
-	s.known.recent(idx, r.counts)
+	s.known.recent(idx, c)
 	delete(s.failedOn, idx) // its failures no longer count
 	s.committed++
-	s.addLocked(r.counts, 1)
+	s.addLocked(c, 1)
 	sess.tasks++
-	sess.nodes += r.counts.Nodes
-	sess.standing = addCounts(sess.standing, r.counts, 1)
-	s.work.commit(idx, r.counts.Nodes, false)
+	sess.nodes += c.Nodes
+	sess.standing = addCounts(sess.standing, c, 1)
+	s.work.commit(idx, c.Nodes, false)
 	if other := s.running[idx]; other != nil { // another attempt still runs: stop it
 		other.sess.out.cancel(other.id, s.taskID(idx), "committed by another worker")
 		s.takeBackLocked(other, causeElsewhere, "committed elsewhere")
 	}
 	if s.opt.Want && s.opt.Listing != nil {
-		s.opt.Listing.Add(idx, r.spill)
+		s.opt.Listing.Add(idx, spill)
 	}
-	s.sampleLocked(idx, r.counts)
-	s.finishIfDoneLocked()
-	s.dispatchLocked()
-	return verdict{outcome: OutcomeCommitted, lost: lost}
+	s.sampleLocked(idx, c)
+	return lost
 }
 
 // makeDurable waits, outside the lock, until the journal holds the commits
@@ -144,7 +156,7 @@ func (s *scheduler) makeDurable(verdicts []verdict) bool {
 	commits, lost := 0, false
 	for _, v := range verdicts {
 		if v.outcome == OutcomeCommitted {
-			commits++
+			commits += v.commits
 			lost = lost || v.lost
 		}
 	}

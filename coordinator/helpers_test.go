@@ -186,6 +186,13 @@ func dialRaw(t *testing.T, addr string) *rawClient {
 // dialRawNamed is dialRaw for a worker of the given name.
 func dialRawNamed(t *testing.T, addr, name string) *rawClient {
 	t.Helper()
+	return dialRawWith(t, addr, name, false)
+}
+
+// dialRawWith is dialRawNamed for a worker that says, with runs, that it
+// takes runs of tasks.
+func dialRawWith(t *testing.T, addr, name string, runs bool) *rawClient {
+	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +225,7 @@ func dialRawNamed(t *testing.T, addr, name string) *rawClient {
 			}
 		}
 	}()
-	r.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: jr.GetWorkerId()}}})
+	r.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: jr.GetWorkerId(), Runs: runs}}})
 	t.Cleanup(r.close)
 	return r
 }

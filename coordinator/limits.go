@@ -201,6 +201,9 @@ func validateResult(r *nqueenspb.Result) error {
 	if len(r.GetFailure()) > maxFailureBytes {
 		return status.Errorf(codes.InvalidArgument, "result: failure text of %d bytes, at most %d", len(r.GetFailure()), maxFailureBytes)
 	}
+	if n := len(r.GetRunCounts()); n%3 != 0 || n > 3*maxRun {
+		return status.Errorf(codes.InvalidArgument, "result: %d run counts, want three per task of at most %d", n, maxRun)
+	}
 	return nil
 }
 

@@ -233,7 +233,7 @@ func (s *scheduler) status(st *Status) {
 	for _, sess := range s.sessions {
 		for _, l := range sess.held {
 			if !l.verify { // a verification's task is committed already
-				st.Leased++
+				st.Leased += l.run
 			}
 		}
 	}

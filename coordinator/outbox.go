@@ -93,7 +93,16 @@ func (o *outbox) assign(a Assignment) {
 		Deadline:      timestamppb.New(a.Deadline),
 		LeaseId:       a.Lease,
 		PinnedColumns: o.pins,
+		Run:           runField(a.Run),
 	}}})
+}
+
+// runField is Assign.run for a lease of run tasks: 0 for one.
+func runField(run int) uint32 {
+	if run > 1 {
+		return uint32(run)
+	}
+	return 0
 }
 
 func (o *outbox) cancel(lease uint64, task TaskID, reason string) {

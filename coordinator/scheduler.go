@@ -51,11 +51,12 @@ type Journal interface {
 
 // Stats counts what the scheduler dropped or redid; they appear in --json.
 type Stats struct {
-	Leased      uint64 // leases handed out (tasks and verifications): 0 for a refused worker
+	Leased      uint64 // tasks leased (first attempts, retries and verifications; each task of a run): 0 for a refused worker
+	Runs        uint64 // leases of several tasks (runs.go)
 	Conflicts   uint64 // results for committed tasks whose counts differ (logged as errors)
 	Duplicates  uint64 // results for committed tasks with equal counts
 	Rejected    uint64 // results or batches for unknown tasks, other plans, foreign leases, invalid solutions
-	Requeued    uint64 // leases taken back (broken stream, expiry, release, rejection)
+	Requeued    uint64 // leased tasks taken back (broken stream, expiry, release, rejection), each task of a run
 	Expired     uint64 // leases that ran out without a heartbeat
 	Verified    uint64 // committed tasks computed again and confirmed (--verify-fraction)
 	Quarantined uint64 // workers caught reporting wrong counts
@@ -73,8 +74,9 @@ type TaskID struct {
 // Assignment is one lease on its way to a worker.
 type Assignment struct {
 	Lease    uint64
-	Task     TaskID
-	Prefix   []int // solver.Task.Prefix
+	Task     TaskID // the task, or the first of a run
+	Run      int    // the tasks it covers: 1, or a run of consecutive plan tasks (runs.go)
+	Prefix   []int  // solver.Task.Prefix; nil for a run, whose worker works the prefixes out
 	Deadline time.Time
 }
 
@@ -128,10 +130,12 @@ const (
 	causeSplit                   // the task was split (split.go)
 )
 
-// lease is one attempt at a task by one worker session.
+// lease is one attempt at a task, or at a run of consecutive plan tasks
+// (runs.go), by one worker session.
 type lease struct {
 	id       uint64
-	task     int
+	task     int // the task, or the run's first
+	run      int // the tasks it covers (1 but for a run)
 	sess     *session
 	deadline time.Time
 	start    time.Time // when it was granted
@@ -218,10 +222,12 @@ type scheduler struct {
 	truths      sync.WaitGroup // the coordinator's own recomputations in flight
 	rng         *rand.Rand     // samples the verified tasks; used under mu
 
+	runsOK bool // the job may lease runs (runs.go): counting, no listing
+
 	mu sync.Mutex
 	// mu guards every field below.
 	tasks         []taskState
-	running       map[int]*lease      // task -> its live lease (not a verification)
+	running       map[int]*lease      // task -> its live lease (not a verification, nor a run)
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
 	committers    map[uint32]*session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
@@ -283,6 +289,7 @@ func newScheduler(opt schedOptions) *scheduler {
 		fingerprint: opt.Plan.Fingerprint(),
 		log:         opt.Log,
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
+		runsOK:      opt.Plan.Kind == solver.KindCount && !opt.Want,
 		running:     make(map[int]*lease),
 		known:       newKnownCounts(),
 		committers:  make(map[uint32]*session),
@@ -338,6 +345,7 @@ type session struct {
 	version     string
 	addr        string
 	credits     int
+	runs        bool              // it takes runs (runs.go): it said so, and none of its runs failed
 	held        map[uint64]*lease // live leases by id
 	attached    bool
 	gone        bool
@@ -424,8 +432,9 @@ func (s *scheduler) dropUnattachedLocked(now time.Time) {
 }
 
 // attach binds a Work stream to a joined session and grants its first
-// credits. A session attaches once.
-func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
+// credits; runs says the worker takes runs (runs.go). A session attaches
+// once.
+func (s *scheduler) attach(id, addr string, credits uint32, runs bool) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess := s.sessions[id]
@@ -435,7 +444,7 @@ func (s *scheduler) attach(id, addr string, credits uint32) (*session, error) {
 	if sess.attached {
 		return nil, fmt.Errorf("worker id %q already has a Work stream", id)
 	}
-	sess.attached, sess.addr = true, addr
+	sess.attached, sess.addr, sess.runs = true, addr, runs && s.runsOK
 	s.attached++
 	s.liveSlots += max(sess.slots, 1)
 	live := s.liveLocked()
@@ -498,12 +507,16 @@ func (s *scheduler) serveHungryLocked() {
 		}
 		for sess.credits > 0 {
 			if idx, ok := s.popLocked(); ok {
-				s.leaseLocked(sess, idx, false)
+				run := 1
+				if sess.runs {
+					run = s.runLocked(idx)
+				}
+				s.leaseLocked(sess, idx, run, false)
 				continue
 			}
 			if idx, ok := s.popVerifyLocked(sess); ok {
 				s.tasks[idx].verify = verifyLeased
-				s.leaseLocked(sess, idx, true)
+				s.leaseLocked(sess, idx, 1, true)
 				continue
 			}
 			break // nothing this session may take
@@ -517,19 +530,27 @@ func (s *scheduler) serveHungryLocked() {
 	}
 }
 
-func (s *scheduler) leaseLocked(sess *session, idx int, verify bool) {
+// leaseLocked leases task idx, or the run of tasks from it, to sess.
+func (s *scheduler) leaseLocked(sess *session, idx, run int, verify bool) {
 	s.nextLease++
 	now := s.opt.Clock.Now()
-	l := &lease{id: s.nextLease, task: idx, sess: sess, deadline: now.Add(s.opt.Lease), start: now, live: true, verify: verify}
+	l := &lease{id: s.nextLease, task: idx, run: run, sess: sess, deadline: now.Add(s.opt.Lease), start: now, live: true, verify: verify}
 	s.leases[l.id] = l
-	s.stats.Leased++
-	if !verify {
-		s.running[idx] = l
+	s.stats.Leased += uint64(run)
+	if run > 1 {
+		s.stats.Runs++
+	}
+	a := Assignment{Lease: l.id, Task: s.taskID(idx), Run: run, Deadline: l.deadline}
+	if run == 1 {
+		a.Prefix = s.prefixLocked(idx)
+		if !verify {
+			s.running[idx] = l
+		}
 	}
 	sess.held[l.id] = l
 	sess.credits--
 	sess.limit.grant(messagesPerLease)
-	sess.out.assign(Assignment{Lease: l.id, Task: s.taskID(idx), Prefix: s.prefixLocked(idx), Deadline: l.deadline})
+	sess.out.assign(a)
 }
 
 func (s *scheduler) taskID(idx int) TaskID { return TaskID{Plan: s.fingerprint, Index: idx} }
@@ -560,6 +581,10 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 		return
 	}
 	s.endLeaseLocked(l)
+	if l.run > 1 {
+		s.requeueRunLocked(l, why)
+		return
+	}
 	t := &s.tasks[l.task]
 	if l.verify { // the verification goes back to its queue
 		if t.verify == verifyLeased && t.is(taskCommitted) {

@@ -111,6 +111,7 @@ type schedHarness struct {
 	s     *scheduler
 	plan  solver.Plan
 	truth map[int]solver.Counts
+	runs  bool // workers it attaches take runs (runs.go)
 }
 
 // testLease is the lease of every harness unless a test sets another.
@@ -154,15 +155,24 @@ func (h *schedHarness) worker(name string, credits uint32) (*session, *recorder)
 	if err != nil {
 		h.t.Fatalf("join %s: %v", name, err)
 	}
-	if _, err := h.s.attach(sess.id, "127.0.0.1:1", credits); err != nil {
+	if _, err := h.s.attach(sess.id, "127.0.0.1:1", credits, h.runs); err != nil {
 		h.t.Fatalf("attach %s: %v", name, err)
 	}
 	return sess, rec
 }
 
-// honest is the true report of a.
+// honest is the true report of a (of each task of a run).
 func (h *schedHarness) honest(a Assignment) report {
-	return report{task: a.Task, lease: a.Lease, counts: h.counts(a.Task.Index)}
+	if a.Run <= 1 {
+		return report{task: a.Task, lease: a.Lease, counts: h.counts(a.Task.Index)}
+	}
+	r := report{task: a.Task, lease: a.Lease}
+	for i := range a.Run {
+		c := h.counts(a.Task.Index + i)
+		r.run = append(r.run, c)
+		r.counts = addCounts(r.counts, c, 1)
+	}
+	return r
 }
 
 // lie is a report of a with the given counts.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
 )
 
 // The gRPC service: the only place that speaks the wire protocol. It turns
@@ -100,7 +101,7 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		v.log.Warn("work stream refused", "peer", addr, "error", status.Convert(err).Message())
 		return err
 	}
-	sess, err := v.sched.attach(r.GetWorkerId(), addr, r.GetCredits())
+	sess, err := v.sched.attach(r.GetWorkerId(), addr, r.GetCredits(), r.GetRuns())
 	if err != nil {
 		v.log.Warn("work stream refused", "peer", addr, "error", err)
 		return status.Error(codes.FailedPrecondition, err.Error())
@@ -280,6 +281,7 @@ func (ws *workSession) results(rs []*nqueenspb.Result) {
 			counts:  countsOf(r),
 			failure: r.GetFailure(),
 			elapsed: r.GetElapsed().AsDuration(),
+			run:     runCountsOf(r.GetRunCounts()),
 		}
 		ws.takeSpill(&rep)
 		verdicts[i], ids[i] = s.result(ws.sess, rep), r.GetTaskId()
@@ -294,6 +296,19 @@ func (ws *workSession) results(rs []*nqueenspb.Result) {
 	for i, id := range ids {
 		ws.out.ack(id, verdicts[i])
 	}
+}
+
+// runCountsOf unpacks a run's Result.run_counts (validateResult checked
+// that they come in threes).
+func runCountsOf(v []uint64) []solver.Counts {
+	if len(v) == 0 {
+		return nil
+	}
+	run := make([]solver.Counts, len(v)/3)
+	for i := range run {
+		run[i] = solver.Counts{Total: v[3*i], Unique: v[3*i+1], Nodes: v[3*i+2]}
+	}
+	return run
 }
 
 // embeddedName reports whether a Join looks like one of the job's own

@@ -28,7 +28,8 @@ import (
 //     takes hours;
 //   - the straggler rule: once nothing is queued and a slot is idle, a
 //     counting task leased for longer than TaskTarget is taken back from
-//     its worker and split, so no single task holds the end of a run.
+//     its worker and split, so no single task holds the end of a run (a
+//     run of tasks, runs.go, is taken back and its tasks queued again).
 //
 // The ready heap serves the shallowest tasks first (largest first, the
 // classic rule against a long tail); the plan's fresh tasks, all of the
@@ -358,15 +359,27 @@ func (s *scheduler) splitStragglersLocked(now time.Time) (split bool) {
 		var oldest *lease
 		for _, sess := range s.sessions {
 			for _, l := range sess.held {
-				if !l.verify && !s.tasks[l.task].is(taskNoSplit) && now.Sub(l.start) > s.sp.target && (oldest == nil || l.start.Before(oldest.start)) {
+				if !l.verify && !s.tasks[l.task].is(taskNoSplit) && now.Sub(l.start) > s.sp.target && (oldest == nil || longer(l, oldest)) {
 					oldest = l
 				}
 			}
 		}
-		if oldest == nil || !s.splitLocked(oldest.task, "straggler") {
+		switch {
+		case oldest == nil:
+			return split
+		case oldest.run > 1: // its tasks go out again one by one, or in short runs
+			oldest.sess.out.cancel(oldest.id, s.taskID(oldest.task), "run taken back to share its tasks")
+			s.takeBackLocked(oldest, causeSplit, "run taken back")
+		case !s.splitLocked(oldest.task, "straggler"):
 			return split
 		}
 		split = true
 	}
 	return split
+}
+
+// longer reports whether lease a has run longer than b, or as long with
+// more tasks.
+func longer(a, b *lease) bool {
+	return a.start.Before(b.start) || a.start.Equal(b.start) && a.run > b.run
 }

@@ -22,11 +22,12 @@ type Summary struct {
 	Workers        int     `json:"workers"`       // embedded workers, or the most workers attached at once if more
 	Nodes          uint64  `json:"nodes"`         // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
-	Leased         uint64  `json:"leased"`      // leases handed out (first attempts, retries and verifications)
+	Leased         uint64  `json:"leased"`      // tasks leased (first attempts, retries and verifications), each task of a run
+	Runs           uint64  `json:"runs"`        // leases of several consecutive tasks, one message each way
 	Conflicts      uint64  `json:"conflicts"`   // results that disagreed with a committed one
 	Duplicates     uint64  `json:"duplicates"`  // repeated results, equal to the committed one
 	Rejected       uint64  `json:"rejected"`    // results or batches dropped as invalid or foreign
-	Requeued       uint64  `json:"requeued"`    // leases taken back and queued again
+	Requeued       uint64  `json:"requeued"`    // leased tasks taken back and queued again
 	Expired        uint64  `json:"expired"`     // leases that ran out without a heartbeat
 	Verified       uint64  `json:"verified"`    // committed tasks confirmed by a second computation (--verify-fraction)
 	Quarantined    uint64  `json:"quarantined"` // workers caught reporting wrong counts and disconnected
@@ -50,7 +51,7 @@ type Summary struct {
 func (s *Summary) setStats(st Stats) {
 	s.Leased, s.Conflicts, s.Duplicates, s.Rejected = st.Leased, st.Conflicts, st.Duplicates, st.Rejected
 	s.Requeued, s.Expired, s.Verified, s.Quarantined = st.Requeued, st.Expired, st.Verified, st.Quarantined
-	s.Splits, s.Superseded = st.Splits, st.Superseded
+	s.Splits, s.Superseded, s.Runs = st.Splits, st.Superseded, st.Runs
 }
 
 // Human is the short human summary: count, fundamental count, time, rate.

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
 )
 
 // endWait bounds how long a finishing worker waits for the coordinator to
@@ -44,6 +45,7 @@ type session struct {
 	run     chan func()                 // to the runners: one goroutine per slot computes tasks
 	pf      *prefetch                   // how many leases to hold in reserve
 	batches bool                        // the coordinator reads ResultBatch
+	plan    solver.Plan                 // the job's plan, for runs of tasks (runs.go); zero: no runs
 
 	mu    sync.Mutex
 	tasks map[uint64]context.CancelFunc // guarded by mu: the leases held, by id
@@ -60,12 +62,13 @@ type recv struct {
 	err error
 }
 
-// work runs one Work session. It reports done when the coordinator drained
+// work runs one Work session; a plan with tasks makes the worker ask for
+// runs of them (runs.go). It reports done when the coordinator drained
 // the worker (or ctx ended and the leases were handed back), and the
 // stream's error otherwise. Every goroutine of the session has ended when
 // it returns.
-func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, log hclog.Logger) (done bool, err error) {
-	s, err := openSession(client, cfg, jr, log)
+func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, plan solver.Plan, log hclog.Logger) (done bool, err error) {
+	s, err := openSession(client, cfg, jr, plan, log)
 	if err != nil {
 		return false, err
 	}
@@ -75,7 +78,7 @@ func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 
 // openSession opens the Work stream, queues the first Ready (the worker id
 // and the credits: every slot plus the prefetch) and starts the loops.
-func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, log hclog.Logger) (*session, error) {
+func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, plan solver.Plan, log hclog.Logger) (*session, error) {
 	sctx, cancel := context.WithCancel(context.Background())
 	stream, err := client.Work(sctx)
 	if err != nil {
@@ -94,11 +97,14 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		tasks:   make(map[uint64]context.CancelFunc),
 		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
 		batches: jr.GetBatches(),
+		plan:    plan,
 	}
 	if s.heartbeat <= 0 {
 		s.heartbeat = defaultHeartbeat
 	}
-	s.out <- readyMsg(jr.GetWorkerId(), s.pf.initial()) // the queue is empty: never blocks
+	first := readyMsg(jr.GetWorkerId(), s.pf.initial())
+	first.GetReady().Runs = plan.Len() > 0
+	s.out <- first // the queue is empty: never blocks
 	s.loops.Go(s.sendLoop)
 	s.loops.Go(s.heartbeatLoop)
 	s.loops.Go(s.recvLoop)
@@ -213,9 +219,13 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 			return
 		}
 		start := time.Now()
-		res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
-			return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
-		})
+		if a.GetRun() > 1 {
+			res = runRange(ctx, a, s.plan)
+		} else {
+			res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
+				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
+			})
+		}
 		took = time.Since(start)
 	}
 	select {

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
 )
 
 // Defaults of Config.
@@ -77,6 +78,10 @@ type Config struct {
 	// Quiet logs joining and draining at Debug instead of Info (embedded
 	// workers, whose coordinator already logs both).
 	Quiet bool
+	// NoRuns makes the worker take one task per lease even from a
+	// coordinator that leases runs of tasks (runs.go): for tests and
+	// measurements of the single-task path.
+	NoRuns bool
 }
 
 // Validate reports the first bad field.
@@ -185,6 +190,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	}
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
+	var plans planCache
 	for {
 		jr, err := join(ctx, client, cfg, log)
 		if err != nil {
@@ -195,7 +201,11 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 		}
 		log := log.With("worker_id", jr.GetWorkerId())
 		info(cfg, log)("joined coordinator", "addr", cfg.Join, "n", jr.GetJob().GetN(), "tasks", jr.GetJob().GetTasks())
-		done, err := work(ctx, client, cfg, jr, log)
+		var plan solver.Plan
+		if !cfg.NoRuns {
+			plan, _ = plans.runPlan(jr.GetJob())
+		}
+		done, err := work(ctx, client, cfg, jr, plan, log)
 		if done || ctx.Err() != nil {
 			return nil
 		}

@@ -177,14 +177,15 @@ func startCoordinator(t *testing.T, bin string, logs *lineWatcher, args ...strin
 }
 
 // TestEndToEnd builds the binaries and runs a coordinator with three
-// worker processes at N=14; one worker is SIGKILLed mid-run. The count is
+// worker processes at N=16 (N=14 ends, in runs of tasks, before the first
+// progress line); one worker is SIGKILLed mid-run. The count is
 // exact and the coordinator exits 0.
 func TestEndToEnd(t *testing.T) {
 	coordBin, workBin := binaries(t)
 
 	logs := &lineWatcher{}
 	progressed := logs.on(`progress: tasks_done=([1-9]\d*)`)
-	coord, _, stdout, addr := startCoordinator(t, coordBin, logs, "--n", "14", "--workers", "0", "--listen", "127.0.0.1:0", "--depth", "5",
+	coord, _, stdout, addr := startCoordinator(t, coordBin, logs, "--n", "16", "--workers", "0", "--listen", "127.0.0.1:0", "--depth", "5",
 		"--json", "--progress", "log", "--progress-interval", "50ms", "--lease", "5s")
 
 	workers := make([]*exec.Cmd, 3)
@@ -231,8 +232,8 @@ func TestEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("stdout %q: %v", stdout.String(), err)
 	}
-	if got.Solutions != 365596 || got.Unique != 45752 || !got.Complete || got.Conflicts != 0 {
-		t.Errorf("coordinator said %s; want 365596 solutions, 45752 fundamental, complete, no conflicts", stdout.String())
+	if got.Solutions != 14772512 || got.Unique != 1846955 || !got.Complete || got.Conflicts != 0 {
+		t.Errorf("coordinator said %s; want 14772512 solutions, 1846955 fundamental, complete, no conflicts", stdout.String())
 	}
 	t.Logf("%d tasks in %.2fs; %d leases taken back", got.Tasks, got.ElapsedSeconds, got.Requeued)
 	if !strings.Contains(logs.String(), "work stream broken") {

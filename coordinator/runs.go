@@ -1,0 +1,181 @@
+package coordinator
+
+import (
+	"container/heap"
+	"fmt"
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// Runs: leases of several tasks (issue 11). A task of a few microseconds
+// cannot carry the messages of a lease (an Assign, a Result, an Ack, a
+// credit: about 10 µs of CPU on both sides), so a worker that says it can
+// (Ready.runs) is leased runs of consecutive plan tasks: it works their
+// prefixes out from the plan itself and answers with one Result that
+// holds every task's counts. Each task of a run is still judged and
+// committed on its own, exactly once, as if it had had its own lease;
+// only the messages are shared. A run is never made of a split's children
+// (their prefixes are the coordinator's) and never for a listing.
+
+// maxRun bounds a run: its Result holds three numbers per task.
+const maxRun = 256
+
+// runTarget is the estimated duration a run is cut at: a hundred times
+// what a lease costs in messages.
+const runTarget = 10 * time.Millisecond
+
+// runLocked extends a lease of task first, just taken off the queue, over
+// the plan tasks queued right after it, and returns the run's length: as
+// many as fit in runTarget by the work estimate, at most maxRun, and at
+// most one splitPerSlot-th of the queue per attached slot, so that the
+// last tasks of a job go out one by one to whoever is idle.
+func (s *scheduler) runLocked(first int) int {
+	if !s.runsOK || first >= s.sp.base {
+		return 1
+	}
+	limit := min(maxRun, 1+s.queuedLocked()/(splitPerSlot*max(s.liveSlots, 1)))
+	left := runTarget.Seconds() - s.work.seconds(first, s.sp.board)
+	n := 1
+	for ; n < limit && first+n < s.sp.base; n++ {
+		cost := s.work.seconds(first+n, s.sp.board)
+		if cost > left || !s.takeQueuedLocked(first+n) {
+			break
+		}
+		left -= cost
+	}
+	return n
+}
+
+// takeQueuedLocked takes plan task idx off the queue when it is one the
+// queue would serve next: the plan's next fresh task or the ready heap's
+// top. It reports false, and leaves the queue alone, for any other task
+// and for one committed, split, leased or too big (the size rule splits
+// it when it is popped).
+func (s *scheduler) takeQueuedLocked(idx int) bool {
+	t := &s.tasks[idx]
+	if t.is(taskCommitted) || t.is(taskSplit) || s.running[idx] != nil || s.tooBigLocked(idx) {
+		return false
+	}
+	switch {
+	case idx == s.next:
+		s.next++
+	case s.retry.Len() > 0 && s.retry[0].idx == idx:
+		heap.Pop(&s.retry)
+		t.set(taskQueued, false)
+	default:
+		return false
+	}
+	return true
+}
+
+// requeueRunLocked queues again the tasks of an ended run that are not
+// committed. A run that the solver failed on is not held against its
+// tasks; its worker is leased single tasks from then on, so that the task
+// at fault fails on its own and counts toward its retry cap.
+func (s *scheduler) requeueRunLocked(l *lease, why cause) {
+	s.stats.Requeued += uint64(l.run)
+	if why == causeSolver {
+		l.sess.runs = false
+	}
+	for idx := l.task; idx < l.task+l.run; idx++ {
+		if t := &s.tasks[idx]; !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) {
+			s.retryPushLocked(idx)
+		}
+	}
+}
+
+// runResultLocked judges the Result of a run (or a Result with run counts
+// for a lease of one task, which no correct worker sends): each of its
+// tasks is committed, or compared with its commit, as a Result of its
+// own would be, and the verdict counts the commits.
+func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report) verdict {
+	switch {
+	case sess.quarantined:
+		if own {
+			s.endLeaseLocked(l)
+		}
+		s.stats.Rejected++
+		return verdict{outcome: OutcomeRejected, reason: "worker quarantined"}
+	case !own:
+		s.stats.Rejected++
+		sess.warns.warn("result for a run this worker never held dropped", "task", r.task.Index)
+		return verdict{outcome: OutcomeRejected, reason: "run not leased to this worker"}
+	}
+	if reason := s.invalidRunLocked(l, r); reason != "" {
+		s.stats.Rejected++
+		sess.warns.warn("invalid result dropped", "task", l.task, "run", l.run, "reason", reason)
+		why := causeSolver
+		if r.failure == "" {
+			why = causeRejected
+			s.strikeLocked(sess, reason)
+		}
+		s.takeBackLocked(l, why, reason) // a no-op for a late result
+		s.dispatchLocked()
+		return verdict{outcome: OutcomeRejected, reason: reason}
+	}
+	s.endLeaseLocked(l) // a no-op for a late result
+	v := verdict{outcome: OutcomeDuplicate, reason: "already committed"}
+	seconds := s.runSecondsLocked(l, r)
+	for i, c := range r.run {
+		idx := l.task + i
+		switch t := &s.tasks[idx]; {
+		case t.is(taskSplit): // its children count it now
+			s.stats.Superseded++
+		case t.is(taskCommitted):
+			if again := s.againLocked(sess, idx, c); again.outcome == OutcomeConflict && v.outcome != OutcomeCommitted {
+				v = again
+			}
+		default:
+			if sec := seconds(c); sec > 0 {
+				s.work.measure(idx, sec)
+			}
+			lost := s.commitTaskLocked(sess, idx, c, "")
+			v = verdict{outcome: OutcomeCommitted, commits: v.commits + 1, lost: v.lost || lost}
+		}
+	}
+	s.finishIfDoneLocked()
+	s.dispatchLocked()
+	return v
+}
+
+// invalidRunLocked says why the Result of run l cannot be right, as
+// invalidLocked does for a task, or "" when it may be.
+func (s *scheduler) invalidRunLocked(l *lease, r report) string {
+	if r.failure != "" {
+		return r.failure
+	}
+	if len(r.run) != l.run {
+		return fmt.Sprintf("result holds the counts of %d tasks for a lease of %d", len(r.run), l.run)
+	}
+	var sum solver.Counts
+	for i, c := range r.run {
+		if reason := implausible(s.plan, c, solver.Counts{}); reason != "" {
+			return fmt.Sprintf("task %d: %s", l.task+i, reason)
+		}
+		sum = addCounts(sum, c, 1)
+		if sum.Total < c.Total || sum.Unique < c.Unique {
+			return "the run's counts overflow 64 bits"
+		}
+	}
+	if sum != r.counts {
+		return fmt.Sprintf("the run's counts add up to total %d unique %d nodes %d, the result says %d, %d and %d",
+			sum.Total, sum.Unique, sum.Nodes, r.counts.Total, r.counts.Unique, r.counts.Nodes)
+	}
+	return implausible(s.plan, sum, solver.Counts{})
+}
+
+// runSecondsLocked returns how a run's time is shared among its tasks for
+// the size rule: by their nodes (evenly without any), the run's time being
+// the worker's figure, never more than the coordinator saw since it leased
+// the run.
+func (s *scheduler) runSecondsLocked(l *lease, r report) func(solver.Counts) float64 {
+	elapsed := min(r.elapsed, s.opt.Clock.Now().Sub(l.start)).Seconds()
+	if elapsed <= 0 {
+		return func(solver.Counts) float64 { return 0 }
+	}
+	if r.counts.Nodes == 0 {
+		return func(solver.Counts) float64 { return elapsed / float64(len(r.run)) }
+	}
+	return func(c solver.Counts) float64 { return elapsed * float64(c.Nodes) / float64(r.counts.Nodes) }
+}
