@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -239,18 +240,18 @@ type JournalResult struct {
 // run, so that the tasks they committed, left out of restored, may be
 // committed again. A worker that wrote one impossible count is trusted
 // for none. An impossible record of the coordinator's own (worker 0)
-// cannot be taken back: Restorable fails, naming the task. It keeps the
-// restored results in results' own array (a resume of 10^7 tasks holds no
-// second copy) and returns them in commit order.
-func Restorable(n int, results []JournalResult) ([]JournalResult, []uint64, error) {
-	var bad []uint64
+// cannot be taken back: Restorable fails, naming the task. It reads
+// results once per worker found out (once, as a rule) and keeps none of
+// them: restored reads them again, in commit order, leaving out the
+// workers found out (a resume of 10^7 tasks holds no copy).
+func Restorable(n int, results iter.Seq[JournalResult]) (restored iter.Seq[JournalResult], bad []uint64, err error) {
 	isBad := func(w uint64) bool { return slices.Contains(bad, w) }
 	// Until no worker is found out: a bad worker's earlier records must
 	// not count toward the bound the later ones are checked against.
 	for found := true; found; {
 		found = false
 		var sum solver.Counts
-		for _, r := range results {
+		for r := range results {
 			if isBad(r.Worker) {
 				continue
 			}
@@ -266,10 +267,11 @@ func Restorable(n int, results []JournalResult) ([]JournalResult, []uint64, erro
 			break
 		}
 	}
-	restored := results[:0]
-	for _, r := range results {
-		if !isBad(r.Worker) {
-			restored = append(restored, r)
+	restored = func(yield func(JournalResult) bool) {
+		for r := range results {
+			if !isBad(r.Worker) && !yield(r) {
+				return
+			}
 		}
 	}
 	return restored, bad, nil

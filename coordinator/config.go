@@ -3,6 +3,7 @@ package coordinator
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"runtime"
 	"strconv"
@@ -114,12 +115,12 @@ type Config struct {
 	MaxWorkers int
 
 	// Trust and durability (package auth, package journal).
-	ServerOptions     []grpc.ServerOption // interceptors, TLS credentials for the server
-	WorkerDialOptions []grpc.DialOption   // credentials for the embedded workers' connections
-	SpillDir          string              // temp folder for streamed solutions (os.TempDir)
-	Journal           Journal             // makes each commit durable before the worker's Ack
-	Restored          []JournalResult     // results committed by an earlier run (--resume), at most one per task
-	Splits            []Split             // the earlier run's splits, in its order (--resume)
+	ServerOptions     []grpc.ServerOption     // interceptors, TLS credentials for the server
+	WorkerDialOptions []grpc.DialOption       // credentials for the embedded workers' connections
+	SpillDir          string                  // temp folder for streamed solutions (os.TempDir)
+	Journal           Journal                 // makes each commit durable before the worker's Ack
+	Restored          iter.Seq[JournalResult] // results committed by an earlier run (--resume), at most one per task; read once
+	Splits            []Split                 // the earlier run's splits, in its order (--resume)
 	// OpenJournal, when set, is called once the plan is known (depth
 	// chosen) and returns the Journal, the restored results and splits to
 	// use; it overrides Journal, Restored and Splits. Its errors are

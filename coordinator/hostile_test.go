@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -560,13 +561,16 @@ func restoreDistrusting(j *journal.Journal, n int, records []journal.Record) ([]
 	for i, rec := range records {
 		results[i] = JournalResult{Index: rec.Index, Counts: solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}, Worker: rec.Worker}
 	}
-	restored, bad, err := Restorable(n, results)
+	restored, bad, err := Restorable(n, slices.Values(results))
 	for _, w := range bad {
 		if err == nil {
 			err = j.Distrust(w)
 		}
 	}
-	return restored, err
+	if err != nil {
+		return nil, err
+	}
+	return slices.Collect(restored), nil
 }
 
 // TestHostileJournalImpossibleRecord is issue 12, D8, second half: a
@@ -597,7 +601,7 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 		}
 		jr = j
 		restored, err := restoreDistrusting(j, p.N, rp.Records)
-		return Resumed{Journal: recordJournal{j}, Results: restored}, err
+		return Resumed{Journal: recordJournal{j}, Results: slices.Values(restored)}, err
 	}
 	r := startJobLog(t, context.Background(), cfg, log)
 	if st := r.job.Status(); st.Restored != 1 {
@@ -626,7 +630,7 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 	// The coordinator's own records cannot be distrusted: a resume of an
 	// impossible one is refused, naming the task.
 	own := []JournalResult{{Index: 4, Counts: solver.Counts{Total: math.MaxUint64}}}
-	if _, _, err := Restorable(n, own); err == nil || !strings.Contains(err.Error(), "task 4") {
+	if _, _, err := Restorable(n, slices.Values(own)); err == nil || !strings.Contains(err.Error(), "task 4") {
 		t.Errorf("Restorable(an impossible record of worker 0) = %v, want an error naming task 4", err)
 	}
 }

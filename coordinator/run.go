@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"net"
 	"os"
@@ -99,7 +100,7 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 		}
 		cfg.Journal, cfg.Restored, cfg.Splits = r.Journal, r.Results, r.Splits
 	}
-	if cfg.Sink != nil && len(cfg.Restored) > 0 {
+	if cfg.Sink != nil && anyResult(cfg.Restored) {
 		return nil, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
 	}
 	j := &Job{cfg: cfg, log: log, plan: plan, start: time.Now(), quietListen: quiet}
@@ -108,6 +109,16 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// anyResult reports whether results holds any.
+func anyResult(results iter.Seq[JournalResult]) bool {
+	if results != nil {
+		for range results {
+			return true
+		}
+	}
+	return false
 }
 
 // bigResume is the number of restored tasks from which a resume returns
@@ -162,14 +173,18 @@ func (j *Job) prepare() error {
 			return err
 		}
 	}
-	for _, r := range cfg.Restored {
-		if err := j.sched.restore(r.Index, r.Counts); err != nil {
-			return err
+	restored := 0
+	if cfg.Restored != nil {
+		for r := range cfg.Restored {
+			if err := j.sched.restore(r.Index, r.Counts); err != nil {
+				return err
+			}
+			restored++
 		}
 	}
-	// The scheduler holds them now: a resume of a million tasks would
-	// otherwise keep a second copy (70 MB) for the whole run.
-	big := len(cfg.Restored) >= bigResume
+	// The scheduler holds them now: what they are read from (a journal's
+	// bytes, 300 MB for 10^7 tasks) must not stay for the whole run.
+	big := restored >= bigResume
 	j.cfg.Restored, j.cfg.Splits = nil, nil
 	if big {
 		// The journal's replay took about as much again, freed now: give

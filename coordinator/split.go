@@ -3,6 +3,7 @@ package coordinator
 import (
 	"container/heap"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/nqueens/nqueens/solver"
@@ -80,8 +81,8 @@ type Split struct {
 // Resumed is what a journal gives a resumed job (Config.OpenJournal).
 type Resumed struct {
 	Journal Journal
-	Results []JournalResult // committed results, at most one per task (Restorable's)
-	Splits  []Split         // in the journal's order
+	Results iter.Seq[JournalResult] // committed results, at most one per task (Restorable's), read once
+	Splits  []Split                 // in the journal's order
 }
 
 // splitter is the scheduler's record of the splits; guarded by

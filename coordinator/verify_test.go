@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/nqueens/nqueens/journal"
@@ -113,7 +114,7 @@ func TestLyingWorkerJournaled(t *testing.T) {
 	}
 	resumed := testConfig(10, 2)
 	resumed.Depth = plan.Depth // a resume runs the journal's plan (the command reads it from the journal)
-	resumed.Restored = restored
+	resumed.Restored = slices.Values(restored)
 	checkTotal(t, runJob(t, resumed), nil, 10)
 }
 

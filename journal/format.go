@@ -347,7 +347,8 @@ type tail struct {
 // parsed is what parse found in a journal's bytes.
 type parsed struct {
 	settings   Settings
-	records    []Record            // the results that stand: none of a distrusted worker
+	first, end int                 // where the entries start, and where the valid ones end
+	results    int                 // result records read, distrusted workers' included
 	splits     []Split             // in journal order
 	tasks      int                 // Settings.Tasks plus every split's children
 	distrusted map[uint64]struct{} // workers with a distrust record
@@ -391,13 +392,13 @@ func parse(data []byte) (parsed, error) {
 	// A task may be committed again only after a distrust record of the
 	// worker that committed it first; Append writes nothing else. The
 	// committed set takes 4 bytes a task, where a map took about 50 (a
-	// journal of 10^7 tasks), and the records are sized once by a first
-	// walk over the frames, not grown by copying.
+	// journal of 10^7 tasks). No record is kept: parsed.each reads the
+	// results that stand again from data.
 	out.seen = newCommitSet(out.settings.Tasks)
 	split := make(map[int]bool)
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
-	all := make([]Record, 0, countResults(data, off))
+	out.first, out.end = off, len(data)
 	for off < len(data) {
 		at := int64(off)
 		p, next, err := readFrame(data, off)
@@ -420,6 +421,7 @@ func parse(data []byte) (parsed, error) {
 				return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("%v (a valid record follows at offset %d)", err, at)}
 			}
 			out.torn = &tail{off: off, reason: err.Error()}
+			out.end = off
 			break
 		}
 		off = next
@@ -449,33 +451,43 @@ func parse(data []byte) (parsed, error) {
 			}
 		}
 		out.seen.set(r.Index, r.Worker)
-		all = append(all, r)
-	}
-	out.records = all[:0] // the records that stand, in all's own array
-	for _, r := range all {
-		if _, bad := out.distrusted[r.Worker]; !bad || r.Worker == 0 {
-			out.records = append(out.records, r)
-		}
+		out.results++
 	}
 	return out, nil
 }
 
-// countResults walks the frames from off by their lengths alone (no CRC,
-// no decoding) and counts those that hold a result record: parse's
-// capacity for them. It stops at the first frame that does not fit.
-func countResults(data []byte, off int) int {
-	n := 0
-	for off+frameHeader < len(data) {
-		size := int(binary.LittleEndian.Uint32(data[off:]))
-		if size == 0 || size > MaxRecordSize || off+frameHeader+size > len(data) {
-			break
+// each calls yield with the results that stand in data, which parse read
+// into p (none of a distrusted worker), in commit order, until yield
+// returns false. parse has checked every frame it reads.
+func (p *parsed) each(data []byte, yield func(Record) bool) {
+	for off := p.first; off < p.end; {
+		payload, next, err := readFrame(data, off)
+		if err != nil {
+			return
 		}
-		if data[off+frameHeader] == recResult {
-			n++
+		off = next
+		if payload[0] != recResult {
+			continue
 		}
-		off += frameHeader + size
+		r, err := decodeResult(payload)
+		if err != nil {
+			return
+		}
+		if _, bad := p.distrusted[r.Worker]; bad && r.Worker != 0 {
+			continue
+		}
+		if !yield(r) {
+			return
+		}
 	}
-	return n
+}
+
+// records returns the results that stand in data, which parse read into
+// p, sized once.
+func (p *parsed) records(data []byte) []Record {
+	out := make([]Record, 0, p.results)
+	p.each(data, func(r Record) bool { out = append(out, r); return true })
+	return out
 }
 
 // firstCommit returns the offset of the first result record for task idx

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"runtime"
 	"strings"
 	"sync"
@@ -502,13 +503,24 @@ func TestDistrust(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	j, rp, err := Open(path, testSettings)
+	want := []Record{by(0, honest), rec(3), by(1, honest)}
+	j, rp, err := Resume(path, testSettings) // the results read again from the bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Collect(rp.Results()); rp.Records != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Resume after a distrust: Records %v, Results %+v; want nil and %+v", rp.Records, got, want)
+	}
+	if got := slices.Collect(rp.Results()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Results read twice = %+v, want %+v again", got, want)
+	}
+	j.Close()
+	j, rp, err = Open(path, testSettings)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	want := []Record{by(0, honest), rec(3), by(1, honest)}
-	if !reflect.DeepEqual(rp.Records, want) {
+	if !reflect.DeepEqual(rp.Records, want) || !reflect.DeepEqual(slices.Collect(rp.Results()), want) {
 		t.Fatalf("replay after a distrust = %+v, want %+v", rp.Records, want)
 	}
 	if err := j.Append(by(2, honest)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"time"
 
@@ -57,7 +58,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 			*opened = j
 			return coordinator.Resumed{Journal: journalCommits{j}}, nil
 		}
-		j, rp, err := journal.Open(path, s)
+		j, rp, err := journal.Resume(path, s) // the results are read from the file's bytes, not held
 		switch {
 		case errors.Is(err, journal.ErrSettingsMismatch), errors.Is(err, journal.ErrCorrupt):
 			return none, fmt.Errorf("%w: --resume refused: %v", coordinator.ErrUsage, err)
@@ -71,9 +72,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		if rp.Repaired != nil {
 			log.Warn("journal torn tail truncated", "offset", rp.Repaired.Offset, "dropped_bytes", rp.Repaired.Dropped, "reason", rp.Repaired.Reason)
 		}
-		records := rp.Records
-		rp.Records = nil // restorable's copy replaces them
-		restored, err := restorable(j, p.N, records, log)
+		restored, err := restorable(j, p.N, rp.Results(), log)
 		if err != nil { // like a corrupt journal: the state file cannot be resumed
 			j.Close()
 			return none, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
@@ -82,7 +81,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		for i, sp := range rp.Splits {
 			splits[i] = coordinator.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count}
 		}
-		log.Info("resuming", "state", path, "committed_tasks", len(restored), "tasks", p.Len(), "splits", len(splits))
+		log.Info("resuming", "state", path, "committed_tasks", j.Len(), "tasks", p.Len(), "splits", len(splits))
 		j.ObserveSync(onSync)
 		*opened = j
 		return coordinator.Resumed{Journal: journalCommits{j}, Results: restored, Splits: splits}, nil
@@ -91,11 +90,15 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 
 // restorable returns the journal's results a resume may restore: the
 // workers that committed an impossible count are distrusted in the
-// journal and their tasks computed again (issue 12, D8).
-func restorable(j *journal.Journal, n int, records []journal.Record, log hclog.Logger) ([]coordinator.JournalResult, error) {
-	results := make([]coordinator.JournalResult, len(records))
-	for i, r := range records {
-		results[i] = coordinator.JournalResult{Index: r.Index, Counts: solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}, Worker: r.Worker}
+// journal and their tasks computed again (issue 12, D8). It reads records
+// as it goes, and so does what it returns.
+func restorable(j *journal.Journal, n int, records iter.Seq[journal.Record], log hclog.Logger) (iter.Seq[coordinator.JournalResult], error) {
+	results := func(yield func(coordinator.JournalResult) bool) {
+		for r := range records {
+			if !yield(coordinator.JournalResult{Index: r.Index, Counts: solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}, Worker: r.Worker}) {
+				return
+			}
+		}
 	}
 	restored, bad, err := coordinator.Restorable(n, results)
 	if err != nil {

@@ -64,6 +64,10 @@ depth 5 has 988,030 tasks); exact then means the coordinator's total is
 2 x tasks and its fundamental count the number of tasks: each task counted
 exactly once.
 
+With --runs the workers ask for runs of consecutive tasks, as package
+worker does: one Assign and one Result carry up to 256 tasks, so the run
+measures what the coordinator spends per task, not per message.
+
 Flags:
 `
 
@@ -108,6 +112,7 @@ type clusterConfig struct {
 	Cache             string        // folder of count tables ("": os.UserCacheDir()/nqueens)
 	Synthetic         bool          // answer total 2, unique 1 for every task, no table
 	Batches           bool          // ask for batched messages, as package worker does
+	Runs              bool          // ask for runs of tasks (Ready.runs), as package worker does
 	Joins             int           // Joins in flight at once
 	Timeout           time.Duration // bound on the whole run
 }
@@ -123,6 +128,8 @@ type clusterReport struct {
 	Journal             bool    `json:"journal"`
 	Synthetic           bool    `json:"synthetic"`
 	Batches             int     `json:"batched_workers"`    // workers whose coordinator agreed to batches
+	Runs                bool    `json:"runs"`               // the workers asked for runs of tasks
+	Leases              int     `json:"leases"`             // Assigns received (a run is one)
 	CommitsPerSecond    float64 `json:"commits_per_second"` // commits / elapsed_seconds
 	P50CommitMS         float64 `json:"p50_commit_ms"`
 	P99CommitMS         float64 `json:"p99_commit_ms"` // Result sent to its Ack received
@@ -190,6 +197,7 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	fs.StringVar(&c.State, "state", "", "journal `FILE` for the coordinator's --state (must not exist)")
 	fs.StringVar(&c.Coordinator, "coordinator", "", "coordinator `BIN` to run (default: go build it into a temporary folder)")
 	fs.BoolVar(&c.Batches, "batches", true, "ask for AssignBatch and AckBatch and answer with ResultBatch, as package worker does (false: one message per task)")
+	fs.BoolVar(&c.Runs, "runs", false, "ask for runs of consecutive tasks, one lease and one Result each, as package worker does; each task then reports 1 µs, so the coordinator sizes runs as for tasks that short")
 	fs.IntVar(&c.Joins, "joins", defaultJoins, "Joins in flight at once (the connection is dialled on the first)")
 	fs.BoolVar(&c.Synthetic, "synthetic", false, "answer every task with total 2, fundamental 1 instead of its real counts (no solver, no table)")
 	fs.StringVar(&c.Cache, "cache", "", "`DIR` of cached count tables (default: the user cache folder's nqueens)")
@@ -229,7 +237,7 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	rep := clusterReport{N: cfg.N, Depth: cfg.Depth, Workers: cfg.Workers, Slots: cfg.Slots,
-		Credits: cfg.Slots + cfg.Prefetch, Journal: cfg.State != "", Synthetic: cfg.Synthetic}
+		Credits: cfg.Slots + cfg.Prefetch, Journal: cfg.State != "", Synthetic: cfg.Synthetic, Runs: cfg.Runs}
 	if err := raiseFileLimit(cfg.Workers + fileSlack); err != nil {
 		return rep, err
 	}
@@ -302,7 +310,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	defer stopWorkers()
 	sims := make(simSet, cfg.Workers)
 	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: plan.Len(), fingerprint: plan.Fingerprint(),
-		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches}
+		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches, runs: cfg.Runs}
 	joins := make(chan struct{}, cfg.Joins)
 	joining, stopJoining := context.WithCancel(wctx) // ended when the coordinator has exited
 	defer stopJoining()
@@ -565,6 +573,7 @@ type simJob struct {
 	table           []solver.Counts
 	slots, credits  int
 	batches         bool // ask for AssignBatch and AckBatch (JoinRequest.batches)
+	runs            bool // ask for runs of tasks (Ready.runs)
 }
 
 // simWorker is one simulated worker and what it measured.
@@ -577,6 +586,7 @@ type simWorker struct {
 	latencies            []time.Duration // Result sent to Ack received, per commit
 	ackTimes             []int64         // when each commit's Ack came (Unix ns)
 	commits, others      int
+	leases               int // Assigns received
 	drained              bool
 	batches              bool // the session used batched messages
 	joinAttempts         int
@@ -660,6 +670,7 @@ type simSession struct {
 	sendMu    sync.Mutex // serialises stream.Send: the receive loop and the heartbeat both send
 	held      map[uint64]struct{}
 	sent      map[uint32]time.Time // task index -> when its Result was sent
+	runOf     map[uint32]int       // task index -> the tasks of the run it starts (runs only)
 	batchesOn bool                 // both sides said batches: AssignBatch in, ResultBatch out
 }
 
@@ -679,10 +690,10 @@ func (w *simWorker) work(ctx context.Context, client nqueenspb.CoordinatorServic
 	if err != nil {
 		return fmt.Errorf("worker %d: work stream: %w", w.id, err)
 	}
-	s := &simSession{w: w, stream: stream, held: map[uint64]struct{}{}, sent: map[uint32]time.Time{},
+	s := &simSession{w: w, stream: stream, held: map[uint64]struct{}{}, sent: map[uint32]time.Time{}, runOf: map[uint32]int{},
 		batchesOn: w.job.batches && jr.GetBatches()}
 	w.batches = s.batchesOn
-	ready := &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: jr.GetWorkerId(), Credits: uint32(w.job.credits)}}}
+	ready := &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: jr.GetWorkerId(), Credits: uint32(w.job.credits), Runs: w.job.runs}}}
 	if err := s.send(ready); err != nil {
 		return fmt.Errorf("worker %d: ready: %w", w.id, err)
 	}
@@ -760,7 +771,11 @@ func (s *simSession) answer(as []*nqueenspb.Assign) error {
 	for i, a := range as {
 		results[i] = s.result(a)
 		s.held[a.GetLeaseId()] = struct{}{}
+		if a.GetRun() > 1 {
+			s.runOf[a.GetTaskId().GetIndex()] = int(a.GetRun())
+		}
 	}
+	s.w.leases += len(as)
 	s.sendMu.Unlock()
 	defer func() {
 		s.sendMu.Lock()
@@ -792,15 +807,24 @@ func (s *simSession) answer(as []*nqueenspb.Assign) error {
 	return nil
 }
 
-// result is an Assign's Result from the table.
+// result is an Assign's Result from the table: one task's counts, or
+// each task's of a run and their sums. With --runs each task reports a
+// microsecond.
 func (s *simSession) result(a *nqueenspb.Assign) *nqueenspb.Result {
-	idx := a.GetTaskId().GetIndex()
+	idx, run := int(a.GetTaskId().GetIndex()), max(int(a.GetRun()), 1)
 	res := &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Elapsed: durationpb.New(0)}
-	if int(idx) < len(s.w.job.table) && a.GetTaskId().GetPlanFingerprint() == s.w.job.fingerprint {
-		c := s.w.job.table[idx]
-		res.Total, res.Unique, res.Nodes = c.Total, c.Unique, c.Nodes
-	} else {
-		res.Failure = fmt.Sprintf("task %d is not in the plan of the table", idx)
+	if s.w.job.runs {
+		res.Elapsed = durationpb.New(time.Duration(run) * time.Microsecond)
+	}
+	if idx+run > len(s.w.job.table) || a.GetTaskId().GetPlanFingerprint() != s.w.job.fingerprint {
+		res.Failure = fmt.Sprintf("tasks %d..%d are not in the plan of the table", idx, idx+run-1)
+		return res
+	}
+	for _, c := range s.w.job.table[idx : idx+run] {
+		res.Total, res.Unique, res.Nodes = res.Total+c.Total, res.Unique+c.Unique, res.Nodes+c.Nodes
+		if a.GetRun() > 1 {
+			res.RunCounts = append(res.RunCounts, c.Total, c.Unique, c.Nodes)
+		}
 	}
 	return res
 }
@@ -810,15 +834,19 @@ func (s *simSession) acked(a *nqueenspb.Ack) {
 	now := time.Now()
 	s.w.lastAck = now
 	idx := a.GetTaskId().GetIndex()
+	run := max(s.runOf[idx], 1)
+	delete(s.runOf, idx)
 	if a.GetOutcome() != nqueenspb.Ack_OUTCOME_COMMITTED {
 		s.w.others++
 		delete(s.sent, idx)
 		return
 	}
-	s.w.commits++
+	s.w.commits += run // the tasks of a run are committed together
 	if t, ok := s.sent[idx]; ok {
 		s.w.latencies = append(s.w.latencies, now.Sub(t))
-		s.w.ackTimes = append(s.w.ackTimes, now.UnixNano())
+		for range run {
+			s.w.ackTimes = append(s.w.ackTimes, now.UnixNano())
+		}
 		delete(s.sent, idx)
 	}
 }
@@ -866,6 +894,7 @@ func (ss simSet) fill(rep *clusterReport) {
 			joins = append(joins, w.joinTime)
 		}
 		rep.Commits += w.commits
+		rep.Leases += w.leases
 		rep.NotCommitted += w.others
 		rep.AcksAfterDrain += w.lateAcks
 		if w.drained {
