@@ -120,6 +120,7 @@ type Config struct {
 	SpillDir          string                  // temp folder for streamed solutions (os.TempDir)
 	Journal           Journal                 // makes each commit durable before the worker's Ack
 	Restored          iter.Seq[JournalResult] // results committed by an earlier run (--resume), at most one per task; read once
+	restoredErr       func() error            // Resumed.ReadErr
 	Splits            []Split                 // the earlier run's splits, in its order (--resume)
 	// OpenJournal, when set, is called once the plan is known (depth
 	// chosen) and returns the Journal, the restored results and splits to

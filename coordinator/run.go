@@ -98,7 +98,7 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Journal, cfg.Restored, cfg.Splits = r.Journal, r.Results, r.Splits
+		cfg.Journal, cfg.Restored, cfg.Splits, cfg.restoredErr = r.Journal, r.Results, r.Splits, r.ReadErr
 	}
 	if cfg.Sink != nil && anyResult(cfg.Restored) {
 		return nil, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
@@ -180,6 +180,11 @@ func (j *Job) prepare() error {
 				return err
 			}
 			restored++
+		}
+	}
+	if cfg.restoredErr != nil {
+		if err := cfg.restoredErr(); err != nil {
+			return fmt.Errorf("resume: reading the journal's results: %w", err)
 		}
 	}
 	// The scheduler holds them now: what they are read from (a journal's

@@ -82,7 +82,10 @@ type Split struct {
 type Resumed struct {
 	Journal Journal
 	Results iter.Seq[JournalResult] // committed results, at most one per task (Restorable's), read once
-	Splits  []Split                 // in the journal's order
+	// ReadErr, when set, says after Results were read whether reading
+	// them failed (they ended early): the resume must stop.
+	ReadErr func() error
+	Splits  []Split // in the journal's order
 }
 
 // splitter is the scheduler's record of the splits; guarded by

@@ -381,12 +381,20 @@ func parseHeader(data []byte) (Settings, int, error) {
 // is a torn tail (reported, not an error); a bad record followed by a valid one
 // is a *CorruptError; a task index committed twice is a *CorruptError wrapping
 // ErrDuplicate. parse never allocates more than a small multiple of len(data).
-func parse(data []byte) (parsed, error) {
+func parse(data []byte) (parsed, error) { return parseFrom(memSource{data}) }
+
+// parseFrom is parse of the bytes of src, read once in order (but for the
+// scans of a corrupt journal); an error in reading them is returned as it
+// is, never taken for a torn or corrupt record.
+func parseFrom(src source) (parsed, error) {
 	var out parsed
 	var off int
 	var err error
-	out.settings, off, err = parseHeader(data)
+	out.settings, off, err = parseHeader(src.head(len(magic) + frameHeader + MaxRecordSize))
 	if err != nil {
+		if e := src.failed(); e != nil {
+			return out, e
+		}
 		return out, err
 	}
 	// A task may be committed again only after a distrust record of the
@@ -398,10 +406,10 @@ func parse(data []byte) (parsed, error) {
 	split := make(map[int]bool)
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
-	out.first, out.end = off, len(data)
-	for off < len(data) {
+	out.first, out.end = off, src.size()
+	for off < src.size() {
 		at := int64(off)
-		p, next, err := readFrame(data, off)
+		p, next, err := src.frame(off)
 		var r Record
 		var distrust uint64
 		var sp Split
@@ -417,6 +425,13 @@ func parse(data []byte) (parsed, error) {
 			}
 		}
 		if err != nil {
+			if e := src.failed(); e != nil {
+				return out, e
+			}
+			data, e := src.all()
+			if e != nil {
+				return out, e
+			}
 			if at := nextValidFrame(data, off+1); at >= 0 {
 				return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("%v (a valid record follows at offset %d)", err, at)}
 			}
@@ -447,7 +462,7 @@ func parse(data []byte) (parsed, error) {
 		}
 		if first, dup := out.seen.get(r.Index); dup {
 			if _, redo := out.distrusted[first]; !redo || first == 0 {
-				return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, firstCommit(data, r.Index)), Err: ErrDuplicate}
+				return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, firstCommitIn(src, r.Index)), Err: ErrDuplicate}
 			}
 		}
 		out.seen.set(r.Index, r.Worker)
@@ -456,12 +471,13 @@ func parse(data []byte) (parsed, error) {
 	return out, nil
 }
 
-// each calls yield with the results that stand in data, which parse read
+// each calls yield with the results that stand in src, which parse read
 // into p (none of a distrusted worker), in commit order, until yield
-// returns false. parse has checked every frame it reads.
-func (p *parsed) each(data []byte, yield func(Record) bool) {
+// returns false. parse has checked every frame it reads; a read that
+// fails now ends the results early, and src.failed says so.
+func (p *parsed) each(src source, yield func(Record) bool) {
 	for off := p.first; off < p.end; {
-		payload, next, err := readFrame(data, off)
+		payload, next, err := src.frame(off)
 		if err != nil {
 			return
 		}
@@ -482,12 +498,22 @@ func (p *parsed) each(data []byte, yield func(Record) bool) {
 	}
 }
 
-// records returns the results that stand in data, which parse read into
+// records returns the results that stand in src, which parse read into
 // p, sized once.
-func (p *parsed) records(data []byte) []Record {
+func (p *parsed) records(src source) ([]Record, error) {
 	out := make([]Record, 0, p.results)
-	p.each(data, func(r Record) bool { out = append(out, r); return true })
-	return out
+	p.each(src, func(r Record) bool { out = append(out, r); return true })
+	return out, src.failed()
+}
+
+// firstCommitIn is firstCommit over the bytes of src (-1 if they cannot
+// be read).
+func firstCommitIn(src source, idx int) int64 {
+	data, err := src.all()
+	if err != nil {
+		return -1
+	}
+	return firstCommit(data, idx)
 }
 
 // firstCommit returns the offset of the first result record for task idx

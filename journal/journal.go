@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"iter"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -160,14 +159,16 @@ type Replay struct {
 	// acknowledged, so it is simply run again.
 	Repaired *Repair
 
-	data   []byte  // the journal's bytes, for Results (Resume)
+	src    source  // the journal's bytes, for Results (Resume)
 	parsed *parsed // what parse found in them
 }
 
 // Results yields the committed results in commit order, as Records
-// holds them, read again from the journal's bytes at each call: a resume
-// of 10^7 tasks need not hold 64 bytes per result (Resume). The Replay
-// keeps those bytes until it is dropped.
+// holds them, read again from the journal's file at each call, through a
+// window of a few megabytes: a resume of 10^7 tasks need not hold the
+// file's 300 MB, nor 64 bytes per result (Resume). Call it before the
+// Journal is closed; if reading fails, the results end early and Err
+// says why.
 func (rp Replay) Results() iter.Seq[Record] {
 	return func(yield func(Record) bool) {
 		if rp.parsed == nil {
@@ -178,8 +179,17 @@ func (rp Replay) Results() iter.Seq[Record] {
 			}
 			return
 		}
-		rp.parsed.each(rp.data, yield)
+		rp.parsed.each(rp.src, yield)
 	}
+}
+
+// Err is the error that reading the results met in Results, if any: a
+// resume that restored fewer results than the journal holds must stop.
+func (rp Replay) Err() error {
+	if rp.src == nil {
+		return nil
+	}
+	return rp.src.failed()
 }
 
 // Repair describes a torn tail that Open truncated.
@@ -328,17 +338,22 @@ func openLocked(path string, flag int) (*os.File, error) {
 // is a *CorruptError with the offset; ErrLocked when another Journal holds it.
 func Open(path string, want Settings) (*Journal, Replay, error) {
 	j, rp, err := Resume(path, want)
-	if err == nil {
-		rp.Records, rp.data, rp.parsed = rp.parsed.records(rp.data), nil, nil
+	if err != nil {
+		return j, rp, err
 	}
-	return j, rp, err
+	if rp.Records, err = rp.parsed.records(rp.src); err != nil {
+		j.Close()
+		return nil, Replay{}, fmt.Errorf("journal %s: read: %w", path, err)
+	}
+	rp.src, rp.parsed = nil, nil
+	return j, rp, nil
 }
 
 // Resume is Open for a coordinator that resumes a long run: Replay.Records
-// is nil, and Replay.Results reads the results from the journal's bytes,
-// which the Replay holds. A replay of 10^7 results then takes the file's
-// size (about 26 bytes a result) instead of that and 64 bytes a result
-// more.
+// is nil, and Replay.Results reads the results from the journal's file
+// again, through a window of a few megabytes. A replay of 10^7 results
+// then holds the committed set (4 bytes a task) and the window, where
+// Open holds the 64 bytes of each Record.
 func Resume(path string, want Settings) (*Journal, Replay, error) {
 	f, err := openLocked(path, os.O_RDWR)
 	if err != nil {
@@ -374,23 +389,26 @@ func ReadSettings(path string) (Settings, error) {
 	return s, err
 }
 
+// open replays f through a window of its bytes (fileSource), repairs a
+// torn tail and opens the journal for appends after what it read.
 func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
-	data, err := readAll(f)
+	src, err := newFileSource(f)
 	if err != nil {
 		return nil, Replay{}, fmt.Errorf("journal: read: %w", err)
 	}
-	p, err := parse(data)
+	p, err := parseFrom(src)
 	if err != nil {
 		if ce, ok := err.(*CorruptError); ok {
 			ce.Path = path
+			return nil, Replay{}, err
 		}
-		return nil, Replay{}, err
+		return nil, Replay{}, fmt.Errorf("journal %s: read: %w", path, err)
 	}
-	rp := Replay{Settings: p.settings, Splits: p.splits, data: data, parsed: &p}
+	rp := Replay{Settings: p.settings, Splits: p.splits, src: src, parsed: &p}
 	if d := p.settings.Diff(want); len(d) > 0 {
 		return nil, rp, fmt.Errorf("journal %s: %w: %s (journal != this run)", path, ErrSettingsMismatch, strings.Join(d, "; "))
 	}
-	end := int64(len(data))
+	end := int64(src.size())
 	if p.torn != nil {
 		end = int64(p.torn.off)
 		if err := f.Truncate(end); err != nil {
@@ -399,7 +417,7 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 		if err := f.Sync(); err != nil {
 			return nil, rp, fmt.Errorf("journal: repair torn tail: fsync: %w", err)
 		}
-		rp.Repaired = &Repair{Offset: end, Dropped: int64(len(data)) - end, Reason: p.torn.reason}
+		rp.Repaired = &Repair{Offset: end, Dropped: int64(src.size()) - end, Reason: p.torn.reason}
 	}
 	j := newJournal(path, f, end, p.tasks, p.seen)
 	for _, sp := range p.splits {
@@ -407,30 +425,6 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 	}
 	maps.Copy(j.bad, p.distrusted)
 	return j, rp, nil
-}
-
-// readAll reads the rest of f into a buffer sized from its length, as
-// os.ReadFile does: io.ReadAll would grow it by copying, and a journal of
-// 10^7 tasks is 300 MB.
-func readAll(f *os.File) ([]byte, error) {
-	size := 0
-	if fi, err := f.Stat(); err == nil && fi.Size() <= math.MaxInt-512 {
-		size = int(fi.Size())
-	}
-	data := make([]byte, 0, size+512)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
 }
 
 // Read decodes the journal at path without locking, repairing or checking
@@ -448,7 +442,8 @@ func Read(path string) (Replay, error) {
 		}
 		return Replay{}, err
 	}
-	rp := Replay{Settings: p.settings, Records: p.records(data), Splits: p.splits}
+	recs, _ := p.records(memSource{data})
+	rp := Replay{Settings: p.settings, Records: recs, Splits: p.splits}
 	if p.torn != nil {
 		rp.Repaired = &Repair{Offset: int64(p.torn.off), Dropped: int64(len(data) - p.torn.off), Reason: p.torn.reason}
 	}

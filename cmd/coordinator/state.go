@@ -73,6 +73,9 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 			log.Warn("journal torn tail truncated", "offset", rp.Repaired.Offset, "dropped_bytes", rp.Repaired.Dropped, "reason", rp.Repaired.Reason)
 		}
 		restored, err := restorable(j, p.N, rp.Results(), log)
+		if err == nil {
+			err = rp.Err() // the results ended early
+		}
 		if err != nil { // like a corrupt journal: the state file cannot be resumed
 			j.Close()
 			return none, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
@@ -84,7 +87,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		log.Info("resuming", "state", path, "committed_tasks", j.Len(), "tasks", p.Len(), "splits", len(splits))
 		j.ObserveSync(onSync)
 		*opened = j
-		return coordinator.Resumed{Journal: journalCommits{j}, Results: restored, Splits: splits}, nil
+		return coordinator.Resumed{Journal: journalCommits{j}, Results: restored, Splits: splits, ReadErr: rp.Err}, nil
 	}
 }
 
