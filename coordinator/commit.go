@@ -126,7 +126,7 @@ func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, sp
 		}
 	}
 	t.set(taskCommitted, true)
-	t.committer = sess.serial
+	t.setCommitter(sess.serial)
 	s.committers[sess.serial] = sess
 	s.known.recent(idx, c)
 	delete(s.failedOn, idx) // its failures no longer count

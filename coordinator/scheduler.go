@@ -3,6 +3,7 @@ package coordinator
 import (
 	"container/heap"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -143,19 +144,26 @@ type lease struct {
 	verify   bool      // a verification of a committed task
 }
 
-// taskState is the scheduler's record of one task of the plan: 8 bytes
-// and no pointer, so a job of 10^7 tasks keeps 80 MB, outside the heap
-// (package offheap), whose pages stay untouched until tasks reach them
-// (issue 11). A task's counts are not kept: the running sums
-// hold them (a session's, for a quarantine), and knownCounts those of
-// the sampled and recent commits, for verification and conflicts. Its
-// live lease is in scheduler.running.
+// taskState is the scheduler's record of one task of the plan: 6 bytes
+// of bytes (no padding) and no pointer, so a job of 10^7 tasks keeps 60
+// MB, outside the heap (package offheap), whose pages stay untouched
+// until tasks reach them (issue 11). A task's counts are not kept: the
+// running sums hold them (a session's, for a quarantine), and
+// knownCounts those of the sampled and recent commits, for verification
+// and conflicts. Its live lease is in scheduler.running; a child's depth
+// is in its split record (split.go).
 type taskState struct {
-	committer uint32      // the serial of the session whose result was committed (0: none, restored, or the coordinator's own)
-	flags     taskFlags   // committed, restored, queued, split, nosplit
-	depth     uint8       // a child's prefix length (split.go); 0 for the plan's tasks
-	verify    verifyState // --verify-fraction progress
+	by     [4]byte     // committer, little-endian: see committer
+	flags  taskFlags   // committed, restored, queued, split, nosplit
+	verify verifyState // --verify-fraction progress
 }
+
+// committer is the serial of the session whose result was committed (0:
+// none, restored, or the coordinator's own).
+func (t *taskState) committer() uint32 { return binary.LittleEndian.Uint32(t.by[:]) }
+
+// setCommitter records serial as the task's committer.
+func (t *taskState) setCommitter(serial uint32) { binary.LittleEndian.PutUint32(t.by[:], serial) }
 
 // taskFlags are a task's yes-or-no facts, a bit each.
 type taskFlags uint8

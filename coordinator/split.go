@@ -48,9 +48,9 @@ const DefaultTaskTarget = time.Minute
 const splitPerSlot = 32
 
 // maxTasks bounds the tasks a job may hold, its plan's and those
-// splitting makes: about 25 bytes each (a 12-byte record, the child's
-// parent and value, its share of the work estimate), so 2^25 tasks stay
-// under a gigabyte; a worker that lies about its tasks' durations can make
+// splitting makes: about 19 bytes each (a 6-byte record, the child's
+// parent, value and depth, its share of the work estimate), so 2^25 tasks
+// stay under a gigabyte; a worker that lies about its tasks' durations can make
 // the scheduler split more, never grow it past this.
 const maxTasks = 1 << 25
 
@@ -116,10 +116,12 @@ func newSplitter(opt schedOptions) splitter {
 	return sp
 }
 
-// child is a task made by a split: its prefix is its parent's and value.
+// child is a task made by a split: its prefix is its parent's and value,
+// depth long.
 type child struct {
 	parent int32
 	value  uint8
+	depth  uint8
 }
 
 // prefixLocked returns task idx's prefix, which the caller must not
@@ -183,8 +185,8 @@ func (s *scheduler) applySplitLocked(sp Split, kids [][]int) {
 	s.stats.Splits++
 	for _, k := range kids {
 		i := len(s.tasks)
-		s.tasks = append(s.tasks, taskState{depth: uint8(depth)})
-		s.sp.kids = append(s.sp.kids, child{parent: int32(sp.Parent), value: uint8(k[depth-1])})
+		s.tasks = append(s.tasks, taskState{})
+		s.sp.kids = append(s.sp.kids, child{parent: int32(sp.Parent), value: uint8(k[depth-1]), depth: uint8(depth)})
 		s.work.split(sp.Parent, len(kids))
 		s.retryPushLocked(i)
 	}
@@ -215,7 +217,7 @@ func (s *scheduler) depthLocked(idx int) uint8 {
 	if idx < s.sp.base {
 		return uint8(s.plan.Depth)
 	}
-	return s.tasks[idx].depth
+	return s.sp.kids[idx-s.sp.base].depth
 }
 
 // leavesLocked is the number of tasks that must be committed: every task

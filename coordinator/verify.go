@@ -33,7 +33,7 @@ const (
 // sampleLocked decides whether a freshly committed task is verified; a
 // sampled task's counts c are kept until it is.
 func (s *scheduler) sampleLocked(idx int, c solver.Counts) {
-	if s.opt.VerifyFraction <= 0 || s.tasks[idx].committer == 0 {
+	if s.opt.VerifyFraction <= 0 || s.tasks[idx].committer() == 0 {
 		return
 	}
 	if s.opt.VerifyFraction < 1 && s.rng.Float64() >= s.opt.VerifyFraction {
@@ -56,7 +56,7 @@ func (s *scheduler) popVerifyLocked(sess *session) (int, bool) {
 		if t.verify != verifyQueued || !t.is(taskCommitted) {
 			continue
 		}
-		if t.committer == sess.serial {
+		if t.committer() == sess.serial {
 			continue
 		}
 		s.verifyQ = append(s.verifyQ[:i], s.verifyQ[i+1:]...)
@@ -81,7 +81,7 @@ func (s *scheduler) verifyLocallyLocked() {
 		}
 		other := false
 		for _, sess := range s.sessions {
-			if sess.live() && !sess.quarantined && sess.serial != t.committer {
+			if sess.live() && !sess.quarantined && sess.serial != t.committer() {
 				other = true
 				break
 			}
@@ -149,7 +149,7 @@ func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session
 		return // uncommitted meanwhile (its committer was quarantined)
 	}
 	same := func(c solver.Counts) bool { return c.Total == truth.Total && c.Unique == truth.Unique }
-	committer := s.committers[t.committer] // nil for the coordinator's own
+	committer := s.committers[t.committer()] // nil for the coordinator's own
 	if reported, _ := s.known.get(idx); !same(reported) && s.opt.Want && committer != nil {
 		// The listing needs the task's solutions: the quarantine sends it
 		// back to the queue with the committer's other tasks.
@@ -158,7 +158,7 @@ func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session
 		s.addLocked(reported, -1)
 		s.addLocked(truth, 1)
 		s.known.pin(idx, truth)
-		t.committer = 0 // the coordinator's own result now
+		t.setCommitter(0) // the coordinator's own result now
 		if committer != nil {
 			committer.standing = addCounts(committer.standing, reported, -1)
 			s.quarantineLocked(committer, fmt.Sprintf("task %d: reported total %d unique %d, the truth is %d and %d", idx, reported.Total, reported.Unique, truth.Total, truth.Unique))
@@ -219,18 +219,18 @@ func (s *scheduler) uncommitAllLocked(sess *session) {
 	delete(s.committers, sess.serial)
 	tasks := 0
 	for i := range s.tasks {
-		if t := &s.tasks[i]; t.is(taskCommitted) && t.committer == sess.serial {
+		if t := &s.tasks[i]; t.is(taskCommitted) && t.committer() == sess.serial {
 			tasks++
 		}
 	}
 	mean := sess.standing.Nodes / uint64(max(tasks, 1))
 	for i := range s.tasks {
 		t := &s.tasks[i]
-		if !t.is(taskCommitted) || t.committer != sess.serial {
+		if !t.is(taskCommitted) || t.committer() != sess.serial {
 			continue
 		}
 		t.set(taskCommitted, false)
-		t.committer = 0
+		t.setCommitter(0)
 		s.committed--
 		if s.opt.Listing != nil {
 			s.opt.Listing.Revoke(i)

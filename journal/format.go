@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -352,7 +353,8 @@ type parsed struct {
 	splits     []Split             // in journal order
 	tasks      int                 // Settings.Tasks plus every split's children
 	distrusted map[uint64]struct{} // workers with a distrust record
-	seen       commitSet           // every committed task and its last committer
+	done       doneSet             // the committed tasks that stand (none of a distrusted worker)
+	seen       *commitSet          // every committed task and its last committer, once a re-commit is met
 	torn       *tail               // nil when the file ends cleanly
 }
 
@@ -399,10 +401,11 @@ func parseFrom(src source) (parsed, error) {
 	}
 	// A task may be committed again only after a distrust record of the
 	// worker that committed it first; Append writes nothing else. The
-	// committed set takes 4 bytes a task, where a map took about 50 (a
-	// journal of 10^7 tasks). No record is kept: parsed.each reads the
-	// results that stand again from data.
-	out.seen = newCommitSet(out.settings.Tasks)
+	// committed set is a bit a task; who committed each is worked out from
+	// the frames read so far (committers) only when a task is committed
+	// again, which takes a distrust. No record is kept: parsed.each reads
+	// the results that stand again from src.
+	out.done = newDoneSet(out.settings.Tasks)
 	split := make(map[int]bool)
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
@@ -451,7 +454,10 @@ func parseFrom(src source) (parsed, error) {
 			split[sp.Parent] = true
 			out.splits = append(out.splits, sp)
 			out.tasks += sp.Count
-			out.seen.grow(out.tasks)
+			out.done.grow(out.tasks)
+			if out.seen != nil {
+				out.seen.grow(out.tasks)
+			}
 			continue
 		}
 		if t := out.tasks; t > 0 && r.Index >= t {
@@ -460,15 +466,84 @@ func parseFrom(src source) (parsed, error) {
 		if _, bad := out.distrusted[r.Worker]; bad && r.Worker != 0 {
 			return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d committed by worker %x after its distrust record", r.Index, r.Worker)}
 		}
-		if first, dup := out.seen.get(r.Index); dup {
-			if _, redo := out.distrusted[first]; !redo || first == 0 {
+		if out.done.has(r.Index) {
+			if out.seen == nil {
+				if out.seen, err = out.committers(src, int(at)); err != nil {
+					return out, err
+				}
+			}
+			if first, _ := out.seen.get(r.Index); first == 0 || !isIn(out.distrusted, first) {
 				return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, firstCommitIn(src, r.Index)), Err: ErrDuplicate}
 			}
 		}
-		out.seen.set(r.Index, r.Worker)
+		out.done.set(r.Index, true)
+		if out.seen != nil {
+			out.seen.set(r.Index, r.Worker)
+		}
 		out.results++
 	}
-	return out, nil
+	return out, out.dropDistrusted(src)
+}
+
+// isIn reports whether w is in set.
+func isIn(set map[uint64]struct{}, w uint64) bool {
+	_, ok := set[w]
+	return ok
+}
+
+// committers works out who last committed each task in the frames of src
+// before offset end (which parse has read): for a replay that meets a
+// task committed again.
+func (p *parsed) committers(src source, end int) (*commitSet, error) {
+	c := newCommitSet(p.settings.Tasks)
+	tasks := p.settings.Tasks
+	for off := p.first; off < end; {
+		payload, next, err := src.frame(off)
+		if err != nil {
+			return nil, cmp.Or(src.failed(), err)
+		}
+		off = next
+		switch payload[0] {
+		case recSplit:
+			sp, _ := decodeSplit(payload)
+			tasks += sp.Count
+			c.grow(tasks)
+		case recResult:
+			r, _ := decodeResult(payload)
+			c.set(r.Index, r.Worker)
+		}
+	}
+	return &c, nil
+}
+
+// dropDistrusted clears, at the end of a replay, the committed bits of
+// the tasks whose standing commit is a distrusted worker's: the live
+// journal then takes them again from others.
+func (p *parsed) dropDistrusted(src source) error {
+	if len(p.distrusted) == 0 {
+		return nil
+	}
+	if p.seen != nil {
+		p.seen.each(func(i int, w uint64) {
+			if w != 0 && isIn(p.distrusted, w) {
+				p.done.set(i, false)
+			}
+		})
+		return nil
+	}
+	for off := p.first; off < p.end; { // no re-commit: each of their tasks is still theirs
+		payload, next, err := src.frame(off)
+		if err != nil {
+			return cmp.Or(src.failed(), err)
+		}
+		off = next
+		if payload[0] == recResult {
+			if r, _ := decodeResult(payload); r.Worker != 0 && isIn(p.distrusted, r.Worker) {
+				p.done.set(r.Index, false)
+			}
+		}
+	}
+	return nil
 }
 
 // each calls yield with the results that stand in src, which parse read

@@ -532,6 +532,12 @@ func TestDistrust(t *testing.T) {
 	if err := j.Append(by(0, honest)); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("Append over a replayed trusted commit = %v, want ErrDuplicate", err)
 	}
+	if err := j.Append(by(1, honest)); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("Append over a replayed re-commit of the liar's task = %v, want ErrDuplicate", err)
+	}
+	if n := j.Len(); n != 4 {
+		t.Errorf("Len after reopen = %d, want 4 (tasks 0, 1, 2 and 3)", n)
+	}
 }
 
 // TestRecommitWithoutDistrust: a journal that commits a task again without
