@@ -247,3 +247,20 @@ func TestSourceAddr(t *testing.T) {
 		seen[a.String()] = true
 	}
 }
+
+// TestClusterRuns: simulated workers that ask for runs commit every task
+// exactly once in fewer leases than tasks, journal on.
+func TestClusterRuns(t *testing.T) {
+	bin := coordinatorBin(t)
+	args := []string{"--n", "12", "--depth", "4", "--workers", "4", "--runs", "--coordinator", bin, "--cache", t.TempDir(),
+		"--state", filepath.Join(t.TempDir(), "runs.j")}
+	code, rep, stderr := runClusterCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	tasks := int(rep["tasks"].(float64))
+	checkReport(t, rep, 12, tasks, 4, true)
+	if leases, _ := rep["leases"].(float64); rep["runs"] != true || leases <= 0 || leases*2 > float64(tasks) {
+		t.Errorf("runs %v, %v leases for %d tasks: want runs, at most half as many leases as tasks", rep["runs"], rep["leases"], tasks)
+	}
+}
