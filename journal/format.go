@@ -16,6 +16,8 @@ import (
 //	magic   8 bytes  "nqjrnl1\n"
 //	header  frame    payload = recHeader, format version, Settings
 //	entries frame*   payload = recResult, Record
+//	                      or recRun, first task, tasks, worker key, then
+//	                         total, unique and nodes of each task
 //	                      or recDistrust, worker key
 //	                      or recSplit, parent, first child, children
 //
@@ -41,6 +43,7 @@ const (
 	recResult   byte = 2
 	recDistrust byte = 3
 	recSplit    byte = 4
+	recRun      byte = 5
 )
 
 // MaxRecordSize caps a record's payload. It bounds what a decoder will believe
@@ -255,6 +258,56 @@ func appendResult(dst []byte, r Record) []byte {
 	return dst
 }
 
+// appendRun appends the payload of a run record: the results rs of
+// consecutive tasks from rs[0].Index, all of one worker, without digests
+// (QueueRun checked them). Each task costs its three counts, 3 to 20
+// bytes, where a result record costs about 26 with its frame.
+func appendRun(dst []byte, rs []Record) []byte {
+	dst = binary.AppendUvarint(append(dst, recRun), uint64(rs[0].Index))
+	dst = binary.AppendUvarint(dst, uint64(len(rs)))
+	dst = binary.AppendUvarint(dst, rs[0].Worker)
+	for _, r := range rs {
+		dst = binary.AppendUvarint(dst, r.Total)
+		dst = binary.AppendUvarint(dst, r.Unique)
+		dst = binary.AppendUvarint(dst, r.Nodes)
+	}
+	return dst
+}
+
+// decodeResults parses a result or a run payload into the results it
+// holds, appended to dst[:0].
+func decodeResults(p []byte, dst []Record) ([]Record, error) {
+	if len(p) > 0 && p[0] == recResult {
+		r, err := decodeResult(p)
+		if err != nil {
+			return dst[:0], err
+		}
+		return append(dst[:0], r), nil
+	}
+	d := decoder{b: p}
+	if t := d.byte(); d.err == nil && t != recRun {
+		return dst[:0], fmt.Errorf("record type %d, want run (%d)", t, recRun)
+	}
+	first, n, w := d.int(), d.int(), d.uvarint()
+	switch {
+	case d.err != nil:
+	case n == 0:
+		d.err = errors.New("a run of no task")
+	case n > len(d.b)/3: // every task takes three bytes at least
+		d.err = fmt.Errorf("a run of %d tasks in %d bytes", n, len(d.b))
+	case first > math.MaxInt32-n:
+		d.err = fmt.Errorf("task index %d+%d out of range", first, n)
+	}
+	dst = dst[:0]
+	for i := 0; i < n && d.err == nil; i++ {
+		dst = append(dst, Record{Index: first + i, Total: d.uvarint(), Unique: d.uvarint(), Nodes: d.uvarint(), Worker: w})
+	}
+	if err := d.end(); err != nil {
+		return dst[:0], fmt.Errorf("run: %w", err)
+	}
+	return dst, nil
+}
+
 // appendDistrust appends the payload of a distrust record for worker w.
 func appendDistrust(dst []byte, w uint64) []byte {
 	return binary.AppendUvarint(append(dst, recDistrust), w)
@@ -410,13 +463,12 @@ func parseFrom(src source) (parsed, error) {
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
 	out.first, out.end = off, src.size()
+	var rs []Record // the results of a frame, reused
 	for off < src.size() {
 		at := int64(off)
 		p, next, err := src.frame(off)
-		var r Record
 		var distrust uint64
 		var sp Split
-		isSplit := err == nil && p[0] == recSplit
 		if err == nil {
 			switch p[0] {
 			case recDistrust:
@@ -424,30 +476,20 @@ func parseFrom(src source) (parsed, error) {
 			case recSplit:
 				sp, err = decodeSplit(p)
 			default:
-				r, err = decodeResult(p)
+				rs, err = decodeResults(p, rs)
 			}
 		}
 		if err != nil {
-			if e := src.failed(); e != nil {
-				return out, e
+			if err := out.badFrame(src, off, err); err != nil {
+				return out, err
 			}
-			data, e := src.all()
-			if e != nil {
-				return out, e
-			}
-			if at := nextValidFrame(data, off+1); at >= 0 {
-				return out, &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("%v (a valid record follows at offset %d)", err, at)}
-			}
-			out.torn = &tail{off: off, reason: err.Error()}
-			out.end = off
 			break
 		}
 		off = next
-		if distrust != 0 {
+		switch {
+		case distrust != 0:
 			out.distrusted[distrust] = struct{}{}
-			continue
-		}
-		if isSplit {
+		case p[0] == recSplit:
 			if reason := checkSplit(sp, out.tasks, split); reason != "" {
 				return out, &CorruptError{Offset: at, Reason: reason}
 			}
@@ -458,31 +500,67 @@ func parseFrom(src source) (parsed, error) {
 			if out.seen != nil {
 				out.seen.grow(out.tasks)
 			}
-			continue
-		}
-		if t := out.tasks; t > 0 && r.Index >= t {
-			return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task index %d out of range [0,%d)", r.Index, t)}
-		}
-		if _, bad := out.distrusted[r.Worker]; bad && r.Worker != 0 {
-			return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d committed by worker %x after its distrust record", r.Index, r.Worker)}
-		}
-		if out.done.has(r.Index) {
-			if out.seen == nil {
-				if out.seen, err = out.committers(src, int(at)); err != nil {
-					return out, err
-				}
-			}
-			if first, _ := out.seen.get(r.Index); first == 0 || !isIn(out.distrusted, first) {
-				return out, &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, firstCommitIn(src, r.Index)), Err: ErrDuplicate}
+		default:
+			if err := out.add(src, at, rs); err != nil {
+				return out, err
 			}
 		}
-		out.done.set(r.Index, true)
-		if out.seen != nil {
-			out.seen.set(r.Index, r.Worker)
-		}
-		out.results++
 	}
 	return out, out.dropDistrusted(src)
+}
+
+// badFrame judges a frame at off that does not read (err): a failed read
+// is returned as it is; a valid frame after it makes the journal corrupt;
+// else it is a torn tail, where the replay ends (nil).
+func (p *parsed) badFrame(src source, off int, err error) error {
+	if e := src.failed(); e != nil {
+		return e
+	}
+	data, e := src.all()
+	if e != nil {
+		return e
+	}
+	if at := nextValidFrame(data, off+1); at >= 0 {
+		return &CorruptError{Offset: int64(off), Reason: fmt.Sprintf("%v (a valid record follows at offset %d)", err, at)}
+	}
+	p.torn = &tail{off: off, reason: err.Error()}
+	p.end = off
+	return nil
+}
+
+// add takes the results rs of the frame at offset at: each within the
+// plan, none of a worker distrusted already, and a task committed again
+// only after its committer was distrusted.
+func (p *parsed) add(src source, at int64, rs []Record) error {
+	for i, r := range rs {
+		if t := p.tasks; t > 0 && r.Index >= t {
+			return &CorruptError{Offset: at, Reason: fmt.Sprintf("task index %d out of range [0,%d)", r.Index, t)}
+		}
+		if r.Worker != 0 && isIn(p.distrusted, r.Worker) {
+			return &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d committed by worker %x after its distrust record", r.Index, r.Worker)}
+		}
+		if p.done.has(r.Index) {
+			if p.seen == nil {
+				seen, err := p.committers(src, int(at))
+				if err != nil {
+					return err
+				}
+				for _, q := range rs[:i] { // this frame's, before r
+					seen.set(q.Index, q.Worker)
+				}
+				p.seen = seen
+			}
+			if first, _ := p.seen.get(r.Index); first == 0 || !isIn(p.distrusted, first) {
+				return &CorruptError{Offset: at, Reason: fmt.Sprintf("task %d already committed at offset %d", r.Index, firstCommitIn(src, r.Index)), Err: ErrDuplicate}
+			}
+		}
+		p.done.set(r.Index, true)
+		if p.seen != nil {
+			p.seen.set(r.Index, r.Worker)
+		}
+		p.results++
+	}
+	return nil
 }
 
 // isIn reports whether w is in set.
@@ -491,29 +569,61 @@ func isIn(set map[uint64]struct{}, w uint64) bool {
 	return ok
 }
 
+// walk calls fn with the offset and payload of every frame of src in
+// [from, to), in order, until fn returns false; those frames were read
+// once already (parse), so an error is a failed read, returned.
+func walk(src source, from, to int, fn func(at int, payload []byte) bool) error {
+	for off := from; off < to; {
+		payload, next, err := src.frame(off)
+		if err != nil {
+			return cmp.Or(src.failed(), err)
+		}
+		if !fn(off, payload) {
+			return nil
+		}
+		off = next
+	}
+	return nil
+}
+
+// walkResults calls fn with every result of the result and run records
+// of src in [from, to), in order, until fn returns false, and with each
+// split record's number of children (0 for a result).
+func walkResults(src source, from, to int, fn func(r Record, children int) bool) error {
+	var rs []Record
+	return walk(src, from, to, func(_ int, payload []byte) bool {
+		switch payload[0] {
+		case recSplit:
+			sp, _ := decodeSplit(payload)
+			return fn(Record{}, sp.Count)
+		case recResult, recRun:
+			rs, _ = decodeResults(payload, rs)
+			for _, r := range rs {
+				if !fn(r, 0) {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
 // committers works out who last committed each task in the frames of src
 // before offset end (which parse has read): for a replay that meets a
 // task committed again.
 func (p *parsed) committers(src source, end int) (*commitSet, error) {
 	c := newCommitSet(p.settings.Tasks)
 	tasks := p.settings.Tasks
-	for off := p.first; off < end; {
-		payload, next, err := src.frame(off)
-		if err != nil {
-			return nil, cmp.Or(src.failed(), err)
-		}
-		off = next
-		switch payload[0] {
-		case recSplit:
-			sp, _ := decodeSplit(payload)
-			tasks += sp.Count
+	err := walkResults(src, p.first, end, func(r Record, children int) bool {
+		if children > 0 {
+			tasks += children
 			c.grow(tasks)
-		case recResult:
-			r, _ := decodeResult(payload)
+		} else {
 			c.set(r.Index, r.Worker)
 		}
-	}
-	return &c, nil
+		return true
+	})
+	return &c, err
 }
 
 // dropDistrusted clears, at the end of a replay, the committed bits of
@@ -531,46 +641,26 @@ func (p *parsed) dropDistrusted(src source) error {
 		})
 		return nil
 	}
-	for off := p.first; off < p.end; { // no re-commit: each of their tasks is still theirs
-		payload, next, err := src.frame(off)
-		if err != nil {
-			return cmp.Or(src.failed(), err)
+	// No re-commit: each of their tasks is still theirs.
+	return walkResults(src, p.first, p.end, func(r Record, children int) bool {
+		if children == 0 && r.Worker != 0 && isIn(p.distrusted, r.Worker) {
+			p.done.set(r.Index, false)
 		}
-		off = next
-		if payload[0] == recResult {
-			if r, _ := decodeResult(payload); r.Worker != 0 && isIn(p.distrusted, r.Worker) {
-				p.done.set(r.Index, false)
-			}
-		}
-	}
-	return nil
+		return true
+	})
 }
 
 // each calls yield with the results that stand in src, which parse read
 // into p (none of a distrusted worker), in commit order, until yield
-// returns false. parse has checked every frame it reads; a read that
-// fails now ends the results early, and src.failed says so.
+// returns false. A read that fails now ends the results early, and
+// src.failed says so.
 func (p *parsed) each(src source, yield func(Record) bool) {
-	for off := p.first; off < p.end; {
-		payload, next, err := src.frame(off)
-		if err != nil {
-			return
+	walkResults(src, p.first, p.end, func(r Record, children int) bool {
+		if children > 0 || r.Worker != 0 && isIn(p.distrusted, r.Worker) {
+			return true
 		}
-		off = next
-		if payload[0] != recResult {
-			continue
-		}
-		r, err := decodeResult(payload)
-		if err != nil {
-			return
-		}
-		if _, bad := p.distrusted[r.Worker]; bad && r.Worker != 0 {
-			continue
-		}
-		if !yield(r) {
-			return
-		}
-	}
+		return yield(r)
+	})
 }
 
 // records returns the results that stand in src, which parse read into
@@ -591,21 +681,27 @@ func firstCommitIn(src source, idx int) int64 {
 	return firstCommit(data, idx)
 }
 
-// firstCommit returns the offset of the first result record for task idx
-// in a journal image that parse has read up to a duplicate of it (for the
-// error message: parse keeps no offsets).
+// firstCommit returns the offset of the first result or run record that
+// commits task idx in a journal image that parse has read up to a
+// duplicate of it (for the error message: parse keeps no offsets).
 func firstCommit(data []byte, idx int) int64 {
 	_, off, err := parseHeader(data)
-	for err == nil && off < len(data) {
-		at := off
-		var p []byte
-		if p, off, err = readFrame(data, off); err == nil && p[0] == recResult {
-			if r, derr := decodeResult(p); derr == nil && r.Index == idx {
-				return int64(at)
+	if err != nil {
+		return -1
+	}
+	found := int64(-1)
+	var rs []Record
+	walk(memSource{data}, off, len(data), func(at int, p []byte) bool {
+		if p[0] == recResult || p[0] == recRun {
+			rs, _ = decodeResults(p, rs)
+			if len(rs) > 0 && rs[0].Index <= idx && idx < rs[0].Index+len(rs) {
+				found = int64(at)
+				return false
 			}
 		}
-	}
-	return -1
+		return true
+	})
+	return found
 }
 
 // nextValidFrame returns the offset of the first frame at or after from that has
@@ -616,14 +712,17 @@ func nextValidFrame(data []byte, from int) int {
 		if n == 0 || n > MaxRecordSize || uint64(len(data)-i-frameHeader) < uint64(n) {
 			continue
 		}
-		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust {
+		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust && t != recRun && t != recSplit {
 			continue // cheap test before the CRC: garbage rarely has a record type there
 		}
 		p, _, err := readFrame(data, i)
 		if err != nil {
 			continue
 		}
-		if _, err := decodeResult(p); err == nil {
+		if _, err := decodeResults(p, nil); err == nil {
+			return i
+		}
+		if _, err := decodeSplit(p); err == nil {
 			return i
 		}
 		if _, err := decodeDistrust(p); err == nil {

@@ -19,6 +19,8 @@ func FuzzDecode(f *testing.F) {
 	liar.Worker, honest.Worker = 9, 10
 	redone := appendFrame(appendFrame(appendFrame(bytes.Clone(good), appendResult(nil, liar)), appendDistrust(nil, 9)), appendResult(nil, honest))
 	f.Add(redone)
+	run := []Record{{Index: 4, Total: 2, Unique: 1, Nodes: 9, Worker: 11}, {Index: 5, Total: 8, Unique: 1, Nodes: 70, Worker: 11}}
+	f.Add(appendFrame(bytes.Clone(good), appendRun(nil, run)))
 	f.Add(good[:len(good)-3])
 	f.Add(append(bytes.Clone(good), 0, 0, 0, 0, 0, 0, 0, 0))
 	f.Add(appendFrame([]byte(magic), encodeSettings(Settings{})))

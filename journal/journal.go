@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -489,6 +488,48 @@ func (j *Journal) Queue(r Record) error {
 	return j.queueLocked(r)
 }
 
+// QueueRun is Queue for the results rs of a run of consecutive tasks
+// (rs[i].Index = rs[0].Index+i), all of one worker and without digests,
+// written as one record of a few bytes a task. It refuses the whole run
+// when one of its tasks would be refused, and drops it when the worker is
+// distrusted.
+func (j *Journal) QueueRun(rs []Record) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(rs) == 0 {
+		return nil
+	}
+	if len(rs) > maxRun {
+		return fmt.Errorf("journal: a run of %d tasks, at most %d", len(rs), maxRun)
+	}
+	if err := j.usableLocked(); err != nil {
+		return err
+	}
+	for i, r := range rs {
+		switch {
+		case r.Index != rs[0].Index+i || r.Worker != rs[0].Worker || len(r.Digest) > 0:
+			return fmt.Errorf("journal: run record %d (task %d) is not the next task of worker %x without a digest", i, r.Index, rs[0].Worker)
+		case r.Index < 0 || (j.tasks > 0 && r.Index >= j.tasks):
+			return fmt.Errorf("journal: task index %d out of range [0,%d)", r.Index, j.tasks)
+		case j.done.has(r.Index):
+			return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
+		}
+	}
+	if j.distrustedLocked(rs[0].Worker) {
+		return nil
+	}
+	j.writeLocked(appendRun(j.buf[:0], rs))
+	for _, r := range rs {
+		j.done.set(r.Index, true)
+	}
+	return nil
+}
+
+// maxRun bounds a run record so that it fits MaxRecordSize whatever its
+// counts (three varints of at most 10 bytes a task); a coordinator's
+// runs are at most 256 tasks.
+const maxRun = 2048
+
 func (j *Journal) queueLocked(r Record) error {
 	if len(r.Digest) > MaxDigestSize {
 		return fmt.Errorf("journal: digest of %d bytes exceeds %d", len(r.Digest), MaxDigestSize)
@@ -593,17 +634,14 @@ func (j *Journal) Distrust(w uint64) error {
 // still w's, since nobody may commit a task again before w is distrusted.
 func (j *Journal) releaseLocked(w uint64, end int64) error {
 	src := &fileSource{f: j.f, n: int(end)}
-	for off := int(j.first); off < src.n; {
-		payload, next, err := src.frame(off)
-		if err != nil {
-			return fmt.Errorf("journal %s: reading back the commits of distrusted worker %x: %w", j.path, w, cmp.Or(src.failed(), err))
+	err := walkResults(src, int(j.first), src.n, func(r Record, children int) bool {
+		if children == 0 && r.Worker == w {
+			j.done.set(r.Index, false)
 		}
-		off = next
-		if payload[0] == recResult {
-			if r, err := decodeResult(payload); err == nil && r.Worker == w {
-				j.done.set(r.Index, false)
-			}
-		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("journal %s: reading back the commits of distrusted worker %x: %w", j.path, w, err)
 	}
 	return nil
 }
