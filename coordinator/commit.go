@@ -107,24 +107,32 @@ func (s *scheduler) againLocked(sess *session, idx int, got solver.Counts) verdi
 
 // commitLocked commits the first valid result of task idx.
 func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
-	lost := s.commitTaskLocked(sess, idx, r.counts, r.spill)
+	lost := s.journalLocked(idx, r.counts, sess)
+	s.commitTaskLocked(sess, idx, r.counts, r.spill)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
 	return verdict{outcome: OutcomeCommitted, lost: lost, commits: 1}
 }
 
-// commitTaskLocked commits counts c (and a listing's spill) as task idx's
-// result; it reports whether the journal refused the commit (the job
+// journalLocked queues the commit of task idx with counts c by sess in
+// the journal, if any; it reports whether the journal refused it (the job
 // failed).
-func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, spill string) (lost bool) {
-	t := &s.tasks[idx]
-	if s.opt.Journal != nil {
-		s.journaling.Add(1) // before done can close: wait waits for its Sync
-		if err := s.opt.Journal.Commit(idx, c, sess.key); err != nil {
-			s.failLocked(fmt.Errorf("journal commit of task %d: %w", idx, err))
-			lost = true
-		}
+func (s *scheduler) journalLocked(idx int, c solver.Counts, sess *session) (lost bool) {
+	if s.opt.Journal == nil {
+		return false
 	}
+	s.journaling.Add(1) // before done can close: wait waits for its Sync
+	if err := s.opt.Journal.Commit(idx, c, sess.key); err != nil {
+		s.failLocked(fmt.Errorf("journal commit of task %d: %w", idx, err))
+		return true
+	}
+	return false
+}
+
+// commitTaskLocked commits counts c (and a listing's spill) as task idx's
+// result, which the caller has journaled.
+func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, spill string) {
+	t := &s.tasks[idx]
 	t.set(taskCommitted, true)
 	t.setCommitter(sess.serial)
 	s.committers[sess.serial] = sess
@@ -144,7 +152,6 @@ func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, sp
 		s.opt.Listing.Add(idx, spill)
 	}
 	s.sampleLocked(idx, c)
-	return lost
 }
 
 // makeDurable waits, outside the lock, until the journal holds the commits

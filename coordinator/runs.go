@@ -117,6 +117,7 @@ func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report)
 	s.endLeaseLocked(l) // a no-op for a late result
 	v := verdict{outcome: OutcomeDuplicate, reason: "already committed"}
 	seconds := s.runSecondsLocked(l, r)
+	open := -1 // the first task of the stretch of commits not yet journaled
 	for i, c := range r.run {
 		idx := l.task + i
 		switch t := &s.tasks[idx]; {
@@ -130,13 +131,39 @@ func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report)
 			if sec := seconds(c); sec > 0 {
 				s.work.measure(idx, sec)
 			}
-			lost := s.commitTaskLocked(sess, idx, c, "")
-			v = verdict{outcome: OutcomeCommitted, commits: v.commits + 1, lost: v.lost || lost}
+			if open < 0 {
+				open = i
+			}
+			s.commitTaskLocked(sess, idx, c, "")
+			v = verdict{outcome: OutcomeCommitted, commits: v.commits + 1, lost: v.lost}
+			continue
 		}
+		if open >= 0 { // a task not committed ends the stretch
+			v.lost = s.journalRunLocked(l.task+open, r.run[open:i], sess) || v.lost
+			open = -1
+		}
+	}
+	if open >= 0 {
+		v.lost = s.journalRunLocked(l.task+open, r.run[open:], sess) || v.lost
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
 	return v
+}
+
+// journalRunLocked queues the commits of tasks first.. with counts cs by
+// sess in the journal as one run, if there is a journal; it reports
+// whether the journal refused them (the job failed).
+func (s *scheduler) journalRunLocked(first int, cs []solver.Counts, sess *session) (lost bool) {
+	if s.opt.Journal == nil {
+		return false
+	}
+	s.journaling.Add(len(cs)) // before done can close: wait waits for their Sync
+	if err := s.opt.Journal.CommitRun(first, cs, sess.key); err != nil {
+		s.failLocked(fmt.Errorf("journal commit of tasks %d..%d: %w", first, first+len(cs)-1, err))
+		return true
+	}
+	return false
 }
 
 // invalidRunLocked says why the Result of run l cannot be right, as

@@ -39,12 +39,18 @@ func (realClock) Now() time.Time { return time.Now() }
 // tasks may be committed again by others. If any of them fails, the job
 // fails. Without a journal commits live in memory only.
 //
+// CommitRun is Commit for consecutive tasks of one run (runs.go), which a
+// journal may write as one record.
+//
 // Split is called, under the lock, when a task is split (split.go); like
 // Commit it does not wait for the disk, and records reach the disk in the
 // order they were made, so a child's commit is never durable without its
 // split.
 type Journal interface {
 	Commit(index int, c solver.Counts, worker uint64) error
+	// CommitRun is Commit for tasks first, first+1, ... with counts cs,
+	// committed together from one run (runs.go).
+	CommitRun(first int, cs []solver.Counts, worker uint64) error
 	Sync() error
 	Distrust(worker uint64) error
 	Split(sp Split) error

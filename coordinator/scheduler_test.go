@@ -1142,6 +1142,15 @@ func (j *memJournal) Commit(index int, c solver.Counts, worker uint64) error {
 	return nil
 }
 
+func (j *memJournal) CommitRun(first int, cs []solver.Counts, worker uint64) error {
+	for i, c := range cs {
+		if err := j.Commit(first+i, c, worker); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (j *memJournal) Sync() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()

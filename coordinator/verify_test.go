@@ -63,6 +63,20 @@ func (r recordJournal) Commit(index int, c solver.Counts, worker uint64) error {
 	return r.j.Queue(journal.Record{Index: index, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: worker})
 }
 
+func (r recordJournal) CommitRun(first int, cs []solver.Counts, worker uint64) error {
+	return r.j.QueueRun(runRecords(first, cs, worker))
+}
+
+// runRecords is a run's counts as journal records, as cmd/coordinator
+// writes them.
+func runRecords(first int, cs []solver.Counts, worker uint64) []journal.Record {
+	rs := make([]journal.Record, len(cs))
+	for i, c := range cs {
+		rs[i] = journal.Record{Index: first + i, Total: c.Total, Unique: c.Unique, Nodes: c.Nodes, Worker: worker}
+	}
+	return rs
+}
+
 func (r recordJournal) Sync() error { return r.j.Sync() }
 
 func (r recordJournal) Distrust(worker uint64) error { return r.j.Distrust(worker) }

@@ -22,6 +22,15 @@ func (c journalCommits) Commit(index int, k solver.Counts, worker uint64) error 
 	return c.j.Queue(journal.Record{Index: index, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker})
 }
 
+// CommitRun writes a run's commits as one journal record.
+func (c journalCommits) CommitRun(first int, cs []solver.Counts, worker uint64) error {
+	rs := make([]journal.Record, len(cs))
+	for i, k := range cs {
+		rs[i] = journal.Record{Index: first + i, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker}
+	}
+	return c.j.QueueRun(rs)
+}
+
 func (c journalCommits) Sync() error { return c.j.Sync() }
 
 func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
