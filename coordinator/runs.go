@@ -25,6 +25,16 @@ const maxRun = 256
 // what a lease costs in messages.
 const runTarget = 10 * time.Millisecond
 
+// runsPerSlot is how many leases a session may hold, per slot it
+// declared, for its next lease to be a run: a run for each slot and the
+// reserve a worker keeps for runs of about runTarget (package worker's
+// prefetch: two or three a slot); beyond, its leases are single tasks.
+// With the queue rule of runLocked (a run takes at most a
+// splitPerSlot-th of the queue per attached slot) no session holds more
+// than an eighth of the queue in runs, whatever slots and credits it
+// claims.
+const runsPerSlot = 4
+
 // runLocked extends a lease of task first, just taken off the queue, over
 // the plan tasks queued right after it, and returns the run's length: as
 // many as fit in runTarget by the work estimate, at most maxRun, and at

@@ -232,3 +232,25 @@ func TestRunsJournalAndVerify(t *testing.T) {
 		t.Fatal("wait did not return: a run's commits were not all synced")
 	}
 }
+
+// TestRunsBoundedPerSession: a worker that grants every credit it may
+// (maxCredits) with one slot holds at most an eighth of the queue in
+// runs, and its other leases are single tasks.
+func TestRunsBoundedPerSession(t *testing.T) {
+	h := runHarness(t, 12, 5, schedOptions{})
+	greedy, rec := h.worker("greedy", maxCredits)
+	held, runs := 0, 0
+	for _, a := range rec.all() {
+		held += a.Run
+		if a.Run > 1 {
+			runs++
+		}
+	}
+	tasks := len(h.plan.Tasks)
+	if runs > runsPerSlot || held > tasks/8+maxCredits {
+		t.Fatalf("%d leases, %d of them runs, holding %d of %d tasks; want at most %d runs and %d tasks",
+			len(rec.all()), runs, held, tasks, runsPerSlot, tasks/8+maxCredits)
+	}
+	h.drive(greedy, rec)
+	h.checkExact()
+}

@@ -522,7 +522,7 @@ func (s *scheduler) serveHungryLocked() {
 		for sess.credits > 0 {
 			if idx, ok := s.popLocked(); ok {
 				run := 1
-				if sess.runs {
+				if sess.runs && len(sess.held) < runsPerSlot*max(sess.slots, 1) {
 					run = s.runLocked(idx)
 				}
 				s.leaseLocked(sess, idx, run, false)
