@@ -234,7 +234,7 @@ func TestRunsJournalAndVerify(t *testing.T) {
 }
 
 // TestRunsBoundedPerSession: a worker that grants every credit it may
-// (maxCredits) with one slot holds at most an eighth of the queue in
+// (maxCredits) with one slot holds at most a quarter of the queue in
 // runs, and its other leases are single tasks.
 func TestRunsBoundedPerSession(t *testing.T) {
 	h := runHarness(t, 12, 5, schedOptions{})
@@ -247,9 +247,9 @@ func TestRunsBoundedPerSession(t *testing.T) {
 		}
 	}
 	tasks := len(h.plan.Tasks)
-	if runs > runsPerSlot || held > tasks/8+maxCredits {
+	if runs > runsPerSlot || held > tasks/4+maxCredits {
 		t.Fatalf("%d leases, %d of them runs, holding %d of %d tasks; want at most %d runs and %d tasks",
-			len(rec.all()), runs, held, tasks, runsPerSlot, tasks/8+maxCredits)
+			len(rec.all()), runs, held, tasks, runsPerSlot, tasks/4+maxCredits)
 	}
 	h.drive(greedy, rec)
 	h.checkExact()

@@ -360,6 +360,7 @@ type session struct {
 	addr        string
 	credits     int
 	runs        bool              // it takes runs (runs.go): it said so, and none of its runs failed
+	runsHeld    int               // its live leases that are runs
 	held        map[uint64]*lease // live leases by id
 	attached    bool
 	gone        bool
@@ -522,7 +523,7 @@ func (s *scheduler) serveHungryLocked() {
 		for sess.credits > 0 {
 			if idx, ok := s.popLocked(); ok {
 				run := 1
-				if sess.runs && len(sess.held) < runsPerSlot*max(sess.slots, 1) {
+				if sess.runs && sess.runsHeld < runsPerSlot*max(sess.slots, 1) {
 					run = s.runLocked(idx)
 				}
 				s.leaseLocked(sess, idx, run, false)
@@ -562,6 +563,9 @@ func (s *scheduler) leaseLocked(sess *session, idx, run int, verify bool) {
 		}
 	}
 	sess.held[l.id] = l
+	if run > 1 {
+		sess.runsHeld++
+	}
 	sess.credits--
 	sess.limit.grant(messagesPerLease)
 	sess.out.assign(a)
@@ -579,6 +583,9 @@ func (s *scheduler) endLeaseLocked(l *lease) {
 	}
 	l.live = false
 	delete(l.sess.held, l.id)
+	if l.run > 1 {
+		l.sess.runsHeld--
+	}
 	if s.running[l.task] == l {
 		delete(s.running, l.task)
 	}
