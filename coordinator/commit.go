@@ -72,20 +72,28 @@ func (s *scheduler) result(sess *session, r report) verdict {
 		return verdict{outcome: OutcomeRejected, reason: "task not leased to this worker"}
 	}
 	if reason := s.invalidLocked(r); reason != "" {
-		s.stats.Rejected++
-		sess.warns.warn("invalid result dropped", "task", idx, "reason", reason)
-		why := causeSolver
-		if r.failure == "" {
-			why = causeRejected
-			s.strikeLocked(sess, reason)
-		}
-		s.takeBackLocked(l, why, reason) // a no-op for a late result
-		s.dispatchLocked()
-		return verdict{outcome: OutcomeRejected, reason: reason}
+		return s.refuseLocked(sess, l, r.failure, reason, "task", idx)
 	}
 	s.measureLocked(idx, l, r.elapsed)
 	endOwn()
 	return s.commitLocked(sess, idx, r)
+}
+
+// refuseLocked drops a result of lease l that cannot be right (reason,
+// logged with where): the solver's own failure counts toward the task's
+// retry cap, anything else is a strike against the worker; the lease's
+// tasks go back to the queue (a no-op for a late result).
+func (s *scheduler) refuseLocked(sess *session, l *lease, failure, reason string, where ...any) verdict {
+	s.stats.Rejected++
+	sess.warns.warn("invalid result dropped", append(where, "reason", reason)...)
+	why := causeSolver
+	if failure == "" {
+		why = causeRejected
+		s.strikeLocked(sess, reason)
+	}
+	s.takeBackLocked(l, why, reason)
+	s.dispatchLocked()
+	return verdict{outcome: OutcomeRejected, reason: reason}
 }
 
 // againLocked handles a result for a task committed already: equal counts

@@ -113,16 +113,7 @@ func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report)
 		return verdict{outcome: OutcomeRejected, reason: "run not leased to this worker"}
 	}
 	if reason := s.invalidRunLocked(l, r); reason != "" {
-		s.stats.Rejected++
-		sess.warns.warn("invalid result dropped", "task", l.task, "run", l.run, "reason", reason)
-		why := causeSolver
-		if r.failure == "" {
-			why = causeRejected
-			s.strikeLocked(sess, reason)
-		}
-		s.takeBackLocked(l, why, reason) // a no-op for a late result
-		s.dispatchLocked()
-		return verdict{outcome: OutcomeRejected, reason: reason}
+		return s.refuseLocked(sess, l, r.failure, reason, "task", l.task, "run", l.run)
 	}
 	s.endLeaseLocked(l) // a no-op for a late result
 	v := verdict{outcome: OutcomeDuplicate, reason: "already committed"}
