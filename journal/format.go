@@ -403,6 +403,9 @@ type parsed struct {
 	settings   Settings
 	first, end int                 // where the entries start, and where the valid ones end
 	results    int                 // result records read, distrusted workers' included
+	frames     int                 // entry frames read
+	groups     int                 // stretches of results a compaction would write as one record each
+	last       Record              // the last result read (for groups)
 	splits     []Split             // in journal order
 	tasks      int                 // Settings.Tasks plus every split's children
 	distrusted map[uint64]struct{} // workers with a distrust record
@@ -486,6 +489,7 @@ func parseFrom(src source) (parsed, error) {
 			break
 		}
 		off = next
+		out.frames++
 		switch {
 		case distrust != 0:
 			out.distrusted[distrust] = struct{}{}
@@ -558,9 +562,19 @@ func (p *parsed) add(src source, at int64, rs []Record) error {
 		if p.seen != nil {
 			p.seen.set(r.Index, r.Worker)
 		}
+		if p.results == 0 || !continues(p.last, r) {
+			p.groups++
+		}
 		p.results++
+		p.last = r
 	}
 	return nil
+}
+
+// continues reports whether result r may follow result prev in one run
+// record: the next task, the same worker, neither with a digest.
+func continues(prev, r Record) bool {
+	return r.Index == prev.Index+1 && r.Worker == prev.Worker && len(r.Digest) == 0 && len(prev.Digest) == 0
 }
 
 // isIn reports whether w is in set.

@@ -158,6 +158,9 @@ type Replay struct {
 	// was truncated away. The caller should log it; the task it held was never
 	// acknowledged, so it is simply run again.
 	Repaired *Repair
+	// Compacted is set when the journal was worth rewriting (compact.go):
+	// what the rewrite did, or why it failed.
+	Compacted *Compaction
 
 	src    source  // the journal's bytes, for Results (Resume)
 	parsed *parsed // what parse found in them
@@ -419,6 +422,21 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 			return nil, rp, fmt.Errorf("journal: repair torn tail: fsync: %w", err)
 		}
 		rp.Repaired = &Repair{Offset: end, Dropped: int64(src.size()) - end, Reason: p.torn.reason}
+	}
+	if p.worthCompacting() {
+		c := &Compaction{Before: end}
+		nf, nsrc, np, replaced, err := compact(path, f, src, &p)
+		switch {
+		case err != nil && replaced:
+			return nil, rp, fmt.Errorf("journal %s: compaction: %w", path, err)
+		case err != nil:
+			c.Err = err
+		default:
+			f, src, p, end = nf, nsrc, np, int64(nsrc.size())
+			rp = Replay{Settings: p.settings, Splits: p.splits, src: src, parsed: &p, Repaired: rp.Repaired}
+		}
+		c.After = end
+		rp.Compacted = c
 	}
 	j := newJournal(path, f, end, p.tasks, p.done)
 	j.first = int64(p.first)

@@ -81,6 +81,11 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		if rp.Repaired != nil {
 			log.Warn("journal torn tail truncated", "offset", rp.Repaired.Offset, "dropped_bytes", rp.Repaired.Dropped, "reason", rp.Repaired.Reason)
 		}
+		if c := rp.Compacted; c != nil && c.Err != nil {
+			log.Warn("journal not compacted; resuming it as it is", "bytes", c.Before, "error", c.Err)
+		} else if c != nil {
+			log.Info("journal compacted", "bytes_before", c.Before, "bytes_after", c.After)
+		}
 		restored, err := restorable(j, p.N, rp.Results(), log)
 		if err == nil {
 			err = rp.Err() // the results ended early

@@ -1,0 +1,125 @@
+package journal
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Compaction: a journal of single-task result records (26 bytes a task:
+// workers that do not take runs, or a journal written before run records)
+// is rewritten by the resume that opens it as its header, its splits and
+// distrust records, and its standing results grouped into run records
+// (one per stretch of consecutive tasks of one worker): the snapshot. The
+// run then appends to it (the tail). The rewrite goes to a temporary file
+// that is read back and checked before it replaces the journal
+// atomically, so a crash or a failure leaves one journal or the other,
+// whole.
+
+// compactMin is how many records a compaction must save for a resume to
+// rewrite its journal: a few hundred kilobytes.
+const compactMin = 1 << 14
+
+// Compaction is what a resume's rewrite of its journal did.
+type Compaction struct {
+	Before, After int64 // the journal's bytes
+	Err           error // the rewrite failed: the journal was kept as it was
+}
+
+// worthCompacting reports whether rewriting the journal p parsed would
+// save compactMin records at least.
+func (p *parsed) worthCompacting() bool {
+	return p.frames-(p.groups+len(p.splits)+len(p.distrusted)) >= compactMin
+}
+
+// compact rewrites the journal at path, which f holds locked and parse
+// read from src into p, as described above. On success it returns the new
+// file (locked, replacing path; f is closed), its source and its parse.
+// An error with replaced set came after the rename: the directory entry
+// may not be durable, so neither file may take appends (fatal); without
+// it the journal is as it was.
+func compact(path string, f *os.File, src source, p *parsed) (nf *os.File, nsrc *fileSource, np parsed, replaced bool, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".compact-*")
+	if err != nil {
+		return nil, nil, parsed{}, false, err
+	}
+	nf, nsrc, np, err = writeCompacted(tmp, src, p)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, nil, parsed{}, false, err
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		tmp.Close()
+		return nil, nil, parsed{}, true, fmt.Errorf("fsync directory after the rewrite: %w", err)
+	}
+	f.Close()
+	return nf, nsrc, np, true, nil
+}
+
+// writeCompacted writes the compacted journal into tmp, fsyncs it and
+// parses it back: the same settings, splits and standing results, or an
+// error.
+func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource, parsed, error) {
+	if err := lockFile(tmp); err != nil {
+		return nil, nil, parsed{}, err
+	}
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	w.Write(appendFrame([]byte(magic), encodeSettings(p.settings)))
+	err := walk(src, p.first, p.end, func(_ int, payload []byte) bool {
+		if payload[0] == recSplit || payload[0] == recDistrust {
+			w.Write(appendFrame(nil, payload))
+		}
+		return true
+	})
+	standing := 0
+	var group []Record
+	flush := func() {
+		switch len(group) {
+		case 0:
+		case 1:
+			w.Write(appendFrame(nil, appendResult(nil, group[0])))
+		default:
+			w.Write(appendFrame(nil, appendRun(nil, group)))
+		}
+		group = group[:0]
+	}
+	if err == nil {
+		p.each(src, func(r Record) bool {
+			standing++
+			if len(group) > 0 && (!continues(group[len(group)-1], r) || len(group) == maxRun) {
+				flush()
+			}
+			group = append(group, r)
+			return true
+		})
+		flush()
+		err = src.failed()
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err != nil {
+		return nil, nil, parsed{}, err
+	}
+	nsrc, err := newFileSource(tmp)
+	if err != nil {
+		return nil, nil, parsed{}, err
+	}
+	np, err := parseFrom(nsrc)
+	switch {
+	case err != nil:
+		return nil, nil, parsed{}, fmt.Errorf("the rewrite does not read back: %w", err)
+	case np.results != standing || np.tasks != p.tasks || len(np.splits) != len(p.splits) || np.torn != nil:
+		return nil, nil, parsed{}, fmt.Errorf("the rewrite reads back as %d results of %d tasks, %d splits; want %d, %d, %d",
+			np.results, np.tasks, len(np.splits), standing, p.tasks, len(p.splits))
+	}
+	return tmp, nsrc, np, nil
+}
