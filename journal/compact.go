@@ -17,6 +17,31 @@ import (
 // atomically, so a crash or a failure leaves one journal or the other,
 // whole.
 
+// compactSuffix marks the temporary file of a rewrite, beside the journal.
+const compactSuffix = ".compact-"
+
+// removeStale removes what rewrites of the journal at path left when
+// their process was killed; the caller holds the journal's lock, so no
+// rewrite of it is under way.
+func removeStale(path string) {
+	stale, _ := filepath.Glob(globEscape(path) + compactSuffix + "*")
+	for _, name := range stale {
+		os.Remove(name)
+	}
+}
+
+// globEscape quotes the characters filepath.Match treats as special.
+func globEscape(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '*' || c == '?' || c == '[' || c == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
 // compactMin is how many records a compaction must save for a resume to
 // rewrite its journal: a few hundred kilobytes.
 const compactMin = 1 << 14
@@ -40,7 +65,8 @@ func (p *parsed) worthCompacting() bool {
 // may not be durable, so neither file may take appends (fatal); without
 // it the journal is as it was.
 func compact(path string, f *os.File, src source, p *parsed) (nf *os.File, nsrc *fileSource, np parsed, replaced bool, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".compact-*")
+	removeStale(path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+compactSuffix+"*")
 	if err != nil {
 		return nil, nil, parsed{}, false, err
 	}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
+	"time"
 )
 
 const killChildEnv = "NQUEENS_JOURNAL_KILL_CHILD"
@@ -101,3 +103,70 @@ func killChild(path string) {
 	}
 	os.Exit(0)
 }
+
+const compactChildEnv = "NQUEENS_JOURNAL_COMPACT_CHILD"
+
+// TestKillDuringCompaction SIGKILLs a child process (this test binary
+// again) while its resume rewrites a journal of single-task records, at
+// random moments, until one child finishes: after every kill the journal
+// reads back whole, as before or rewritten, and a later resume removes
+// what the killed rewrites left.
+func TestKillDuringCompaction(t *testing.T) {
+	if path := os.Getenv(compactChildEnv); path != "" {
+		j, _, err := Resume(path, compactSettings)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(3)
+		}
+		j.Close()
+		os.Exit(0)
+	}
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	path := filepath.Join(t.TempDir(), "state.journal")
+	writeSingles(t, path, compactSettings, compactSettings.Tasks, func(i int) uint64 { return 1 + uint64(i/100_000) }, 0)
+	want, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished, killed := false, 0
+	for round := 0; round < 100 && !finished; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringCompaction$")
+		cmd.Env = append(os.Environ(), compactChildEnv+"="+path)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Later and later, so that the kills sweep the whole rewrite.
+		delay := time.Duration(round*5+rand.IntN(5)) * time.Millisecond
+		timer := time.AfterFunc(delay, func() { cmd.Process.Kill() })
+		err := cmd.Wait()
+		timer.Stop()
+		if finished = err == nil; !finished {
+			killed++
+		}
+		got, rerr := Read(path)
+		if rerr != nil || !reflect.DeepEqual(got.Records, want.Records) || !reflect.DeepEqual(got.Splits, want.Splits) {
+			t.Fatalf("round %d (child: %v): the journal reads back as %d records, %v; want %d", round, err, len(got.Records), rerr, len(want.Records))
+		}
+	}
+	if !finished {
+		t.Fatal("no child finished its resume in 100 rounds")
+	}
+	t.Logf("%d children killed before one finished its resume", killed)
+	j, rp, err := Resume(path, compactSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if rp.Compacted != nil {
+		t.Errorf("the journal was rewritten again: %+v", rp.Compacted)
+	}
+	if left, _ := filepath.Glob(path + compactSuffix + "*"); len(left) > 0 {
+		t.Errorf("left by killed rewrites: %v", left)
+	}
+}
+
+// compactSettings is the plan of TestKillDuringCompaction's journal.
+var compactSettings = func() Settings { s := testSettings; s.Tasks = 300_000; return s }()
