@@ -17,7 +17,8 @@
 //
 // The rooms, one job each:
 //
-//   - scheduler.go, commit.go, verify.go, observe.go: the lease policy in
+//   - scheduler.go, commit.go, verify.go, observe.go, split.go, runs.go:
+//     the lease policy in
 //     plain Go types (TaskID, Assignment, report, verdict). One lock holds
 //     the queue, the leases and the committed results; an injected Clock
 //     expires leases; every dependency comes through schedOptions. It
@@ -42,7 +43,9 @@
 // The first valid Result of a task id (plan fingerprint + index) from a
 // worker that held a lease on it is committed, after cfg.Journal (when
 // set) made it durable and before the worker's Ack; later results are
-// compared and dropped, mismatches logged and counted as conflicts.
+// compared and dropped, mismatches logged and counted as conflicts. A
+// run (runs.go: one lease of consecutive plan tasks, for a worker that
+// works their prefixes out) is judged task by task the same way.
 // Implausible counts (odd totals, more fundamental solutions than
 // solutions, more than the whole board has) are rejected and earn the
 // worker a strike; maxStrikes strikes quarantine it. Totals are recomputed

@@ -15,7 +15,10 @@
 // coordinator asked for, and startTask runs each leased task on its own
 // goroutine (counts through solver.CountTask, listings through
 // solver.ListTask, whose class representatives it streams in batches of at
-// most BatchBytes), returning a credit when it ends. A Cancel stops a
+// most BatchBytes), returning a credit when it ends. A worker that made
+// the job's plan itself (runs.go) says so in its first Ready and may be
+// leased runs of consecutive tasks, which one slot computes in turn and
+// one Result reports. A Cancel stops a
 // task; a broken stream makes Run join again; on ctx cancellation finish
 // hands the leases back (Release) before Run returns. Config.DialOptions
 // takes TLS credentials and the join token (package auth).
