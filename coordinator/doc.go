@@ -18,9 +18,9 @@
 // The rooms, one job each:
 //
 //   - scheduler.go, commit.go, verify.go, observe.go, split.go, runs.go:
-//     the lease policy in
-//     plain Go types (TaskID, Assignment, report, verdict). One lock holds
-//     the queue, the leases and the committed results; an injected Clock
+//     the lease policy in plain Go types (TaskID, Assignment, report,
+//     verdict). One lock holds the queue, the leases and the committed
+//     results; an injected Clock
 //     expires leases; every dependency comes through schedOptions. It
 //     speaks no proto and is unit-tested alone (scheduler_test.go).
 //   - server.go, outbox.go, spill.go, limits.go: the wire. The gRPC
