@@ -20,9 +20,9 @@
 //   - scheduler.go, commit.go, verify.go, observe.go, split.go, runs.go:
 //     the lease policy in plain Go types (TaskID, Assignment, report,
 //     verdict). One lock holds the queue, the leases and the committed
-//     results; an injected Clock
-//     expires leases; every dependency comes through schedOptions. It
-//     speaks no proto and is unit-tested alone (scheduler_test.go).
+//     results; an injected Clock expires leases; every dependency comes
+//     through schedOptions. It speaks no proto and is unit-tested alone
+//     (scheduler_test.go).
 //   - server.go, outbox.go, spill.go, limits.go: the wire. The gRPC
 //     service turns WorkRequests into scheduler calls and the scheduler's
 //     mailbox messages into WorkResponses (batched for workers that read
