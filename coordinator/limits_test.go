@@ -116,6 +116,9 @@ func TestMalformedWork(t *testing.T) {
 		{"failure text too long", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
 			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Failure: strings.Repeat("x", maxFailureBytes+1)}}}
 		}, codes.InvalidArgument, "failure text"},
+		{"run counts for more than a run", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), RunCounts: make([]uint64, 3*(maxRun+1))}}}
+		}, codes.InvalidArgument, "run counts"},
 		{"heartbeat with too many ids", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
 			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Heartbeat{Heartbeat: &nqueenspb.Heartbeat{LeaseIds: tooMany}}}
 		}, codes.InvalidArgument, "lease ids"},
@@ -142,10 +145,10 @@ func TestMalformedWork(t *testing.T) {
 	s, err := r.wait(t)
 	checkTotal(t, s, err, 8)
 	wait()
-	if got := strings.Count(logs.String(), "malformed work message"); got != 5 {
-		t.Errorf("%d log lines for malformed messages, want 5:\n%s", got, logs)
+	if got := strings.Count(logs.String(), "malformed work message"); got != 6 {
+		t.Errorf("%d log lines for malformed messages, want 6:\n%s", got, logs)
 	}
-	if s.Committed != s.Tasks || s.Leased < uint64(s.Tasks)+6 {
+	if s.Committed != s.Tasks || s.Leased < uint64(s.Tasks)+7 {
 		t.Errorf("committed %d of %d, leased %d: the refused sessions' tasks were not leased again", s.Committed, s.Tasks, s.Leased)
 	}
 }

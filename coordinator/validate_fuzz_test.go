@@ -109,7 +109,7 @@ func FuzzValidateRequest(f *testing.F) {
 				newBatchChecker(n, nil).check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil)
 			}
 		case *nqueenspb.WorkRequest_Result:
-			if x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > maxFailureBytes {
+			if rc := len(x.Result.GetRunCounts()); x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > maxFailureBytes || rc%3 != 0 || rc > 3*maxRun {
 				t.Fatalf("accepted result %v", x.Result)
 			}
 		}
