@@ -130,19 +130,25 @@ func TestKillDuringCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// How long a whole resume takes here (a copy, -race or not), then
+	// kills spread over that time, then one child left to finish.
+	calibration := filepath.Join(t.TempDir(), "copy.journal")
+	if data, err := os.ReadFile(path); err != nil || os.WriteFile(calibration, data, 0o600) != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := compactChild(calibration, time.Hour); err != nil {
+		t.Fatalf("resume of a copy: %v", err)
+	}
+	whole := time.Since(start)
 	finished, killed := false, 0
-	for round := 0; round < 100 && !finished; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringCompaction$")
-		cmd.Env = append(os.Environ(), compactChildEnv+"="+path)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+	for round := 0; round <= killRounds && !finished; round++ {
+		delay := whole * time.Duration(round) / killRounds
+		delay += time.Duration(rand.Int64N(int64(whole/killRounds) + 1))
+		if round == killRounds {
+			delay = time.Hour
 		}
-		// Later and later, so that the kills sweep the whole rewrite.
-		delay := time.Duration(round*5+rand.IntN(5)) * time.Millisecond
-		timer := time.AfterFunc(delay, func() { cmd.Process.Kill() })
-		err := cmd.Wait()
-		timer.Stop()
+		err := compactChild(path, delay)
 		if finished = err == nil; !finished {
 			killed++
 		}
@@ -152,9 +158,9 @@ func TestKillDuringCompaction(t *testing.T) {
 		}
 	}
 	if !finished {
-		t.Fatal("no child finished its resume in 100 rounds")
+		t.Fatal("the child left to finish its resume failed")
 	}
-	t.Logf("%d children killed before one finished its resume", killed)
+	t.Logf("a resume takes %v here; %d children killed before one finished its resume", whole, killed)
 	j, rp, err := Resume(path, compactSettings)
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +172,23 @@ func TestKillDuringCompaction(t *testing.T) {
 	if left, _ := filepath.Glob(path + compactSuffix + "*"); len(left) > 0 {
 		t.Errorf("left by killed rewrites: %v", left)
 	}
+}
+
+// killRounds is how many children TestKillDuringCompaction may kill.
+const killRounds = 12
+
+// compactChild resumes the journal at path in a child process (this test
+// binary again), killed after delay unless it ends first.
+func compactChild(path string, delay time.Duration) error {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringCompaction$")
+	cmd.Env = append(os.Environ(), compactChildEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	timer := time.AfterFunc(delay, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	return cmd.Wait()
 }
 
 // compactSettings is the plan of TestKillDuringCompaction's journal.
