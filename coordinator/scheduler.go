@@ -320,6 +320,10 @@ func newScheduler(opt schedOptions) *scheduler {
 	s.sp = newSplitter(opt)
 	s.tasks = offheap.Make[taskState](s, opt.Plan.Len(), opt.Plan.Len()+s.sp.room(opt.Plan.Len())) // 10^7 records the collector need not pace on
 	s.events.clock = opt.Clock
+	if s.sp.asked > 0 {
+		s.log.Info("task target raised: the board's estimated work would need more tasks than splitting may make",
+			"task_target", s.sp.target.Round(time.Second), "asked", s.sp.asked, "max_tasks", s.sp.max)
+	}
 	return s
 }
 

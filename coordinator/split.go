@@ -98,6 +98,12 @@ type splitter struct {
 	deepest int           // the longest prefix of any task
 	board   float64       // boardSeconds: the guess before measurements
 	max     int           // maxTasks
+	// asked is TaskTarget when the board is too big for it: N=27 in tasks
+	// of a minute would take 5·10^8 of them. target is then what fits in
+	// half the bound: tasks of about one size from the start, and the
+	// other half of the bound left for the straggler rule at the end,
+	// instead of a minute each until the bound and hours each after it.
+	asked time.Duration
 }
 
 // newSplitter returns the splitter of opt's plan.
@@ -112,6 +118,9 @@ func newSplitter(opt schedOptions) splitter {
 	}
 	if opt.testBoardSeconds > 0 {
 		sp.board = opt.testBoardSeconds
+	}
+	if fit := time.Duration(sp.board / float64(sp.max/2) * float64(time.Second)); sp.on && fit > sp.target {
+		sp.asked, sp.target = sp.target, fit
 	}
 	return sp
 }

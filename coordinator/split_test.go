@@ -200,3 +200,28 @@ func TestSplitBound(t *testing.T) {
 		t.Errorf("claimed durations of 1000 h split %d tasks, want none (the fake clock never moved)", h.s.stats.Splits)
 	}
 }
+
+// TestTaskTargetFitsBound: a board too big for the task target within
+// half the split bound gets the target that fits (N=27 at a minute would
+// need 5·10^8 tasks); one that fits keeps the target asked for.
+func TestTaskTargetFitsBound(t *testing.T) {
+	for _, tc := range []struct {
+		n         int
+		wantAbove time.Duration // the target is raised above this
+	}{{16, 0}, {24, 0}, {26, 2 * time.Minute}, {27, 30 * time.Minute}, {28, 5 * time.Hour}} {
+		plan, err := solver.NewLazyPlan(tc.n, 3, solver.KindCount)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := newSplitter(schedOptions{Plan: plan, TaskTarget: time.Minute})
+		switch {
+		case tc.wantAbove == 0 && (sp.target != time.Minute || sp.asked != 0):
+			t.Errorf("n=%d: target %v (asked %v), want a minute kept", tc.n, sp.target, sp.asked)
+		case tc.wantAbove > 0 && (sp.target < tc.wantAbove || sp.asked != time.Minute):
+			t.Errorf("n=%d: target %v (asked %v), want above %v", tc.n, sp.target, sp.asked, tc.wantAbove)
+		}
+		if tasks := sp.board / sp.target.Seconds(); tasks > float64(maxTasks/2)+1 {
+			t.Errorf("n=%d: %0.f tasks of %v, want at most half of %d", tc.n, tasks, sp.target, maxTasks)
+		}
+	}
+}
