@@ -28,7 +28,16 @@
 // it): the replay drops every result of that worker, wherever it stands in
 // the file, and its tasks may then be committed again by others.
 //
+// QueueRun writes the results of a run of consecutive tasks of one worker
+// as one record, a few bytes a task. A coordinator resuming a long run
+// uses Resume instead of Open: Replay.Records stays nil and
+// Replay.Results reads the results again from the file through a window,
+// so a replay of 10^7 tasks holds a bit per task, not the file. A journal
+// of many single-task records is compacted by the resume that opens it
+// (compact.go): rewritten aside as run records, read back, checked and
+// renamed over the original (Replay.Compacted).
+//
 // Format: an 8-byte magic, then frames of [length uint32][crc32c uint32][payload];
-// the first payload holds the Settings, every later one a Record or a
-// distrusted worker. See format.go.
+// the first payload holds the Settings, every later one a Record, a run
+// of results, a split or a distrusted worker. See format.go.
 package journal
