@@ -70,7 +70,7 @@ func (f *fakeJob) Status() coordinator.Status {
 		Summary: coordinator.Summary{
 			N: 15, Kind: "count", Solutions: sols, Unique: uniq, Tasks: fakeTasks, Committed: committed, Depth: 3,
 			Workers: 2, Nodes: uint64(frac * fakeWork), ElapsedSeconds: busy.Seconds() + 0.5, Leased: uint64(committed + 3),
-			Requeued: 1, Expired: 1, Rejected: 2, Conflicts: 0, Quarantined: 0, Complete: done,
+			Requeued: 1, Runs: 3, Expired: 1, Rejected: 2, Conflicts: 0, Quarantined: 0, Complete: done,
 		},
 		Queued: fakeTasks - committed - min(3, fakeTasks-committed), Leased: min(3, fakeTasks-committed),
 		Started: f.start, Busy: busy, WorkDone: frac * fakeWork, WorkTotal: fakeWork, Done: done,

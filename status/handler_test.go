@@ -106,6 +106,7 @@ func TestMetrics(t *testing.T) {
 		`nqueens_worker_nodes_total{worker="beta"}`,
 		"nqueens_lease_expiries_total 1\n",
 		"nqueens_requeues_total 1\n",
+		"nqueens_runs_total 3\n",
 		"nqueens_rejections_total 2\n",
 		"nqueens_conflicts_total 0\n",
 		"nqueens_quarantines_total 0\n",

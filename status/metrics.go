@@ -86,7 +86,7 @@ type collector struct {
 	workerTasks, workerNodes                                   *prometheus.Desc
 	leases, expired, requeued, rejected, conflicts, duplicates *prometheus.Desc
 	verified, quarantined, workDone, workTotal, busy, eta      *prometheus.Desc
-	done, restored, splits                                     *prometheus.Desc
+	done, restored, splits, runs                               *prometheus.Desc
 }
 
 func newCollector(src Source) *collector {
@@ -108,6 +108,7 @@ func newCollector(src Source) *collector {
 		expired:     d("nqueens_lease_expiries_total", "Leases that ran out without a heartbeat."),
 		requeued:    d("nqueens_requeues_total", "Leased tasks taken back and queued again."),
 		splits:      d("nqueens_splits_total", "Tasks split into their children on demand."),
+		runs:        d("nqueens_runs_total", "Leases of several consecutive tasks (runs), one message each way."),
 		rejected:    d("nqueens_rejections_total", "Results or batches dropped as invalid or foreign."),
 		conflicts:   d("nqueens_conflicts_total", "Results that disagreed with a committed one."),
 		duplicates:  d("nqueens_duplicates_total", "Repeated results equal to the committed one."),
@@ -126,7 +127,7 @@ func newCollector(src Source) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.solutions, c.unique, c.tasks, c.planTasks, c.nodes, c.workers, c.slots,
 		c.workerTasks, c.workerNodes, c.leases, c.expired, c.requeued, c.rejected, c.conflicts, c.duplicates, c.splits,
-		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored} {
+		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored, c.runs} {
 		ch <- d
 	}
 }
@@ -156,7 +157,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for d, v := range map[*prometheus.Desc]uint64{c.leases: sum.Leased, c.expired: sum.Expired, c.requeued: sum.Requeued,
 		c.rejected: sum.Rejected, c.conflicts: sum.Conflicts, c.duplicates: sum.Duplicates,
-		c.verified: sum.Verified, c.quarantined: sum.Quarantined, c.splits: sum.Splits} {
+		c.verified: sum.Verified, c.quarantined: sum.Quarantined, c.splits: sum.Splits, c.runs: sum.Runs} {
 		counter(d, float64(v))
 	}
 	e := EstimateOf(s)
