@@ -115,26 +115,37 @@ func (s *scheduler) againLocked(sess *session, idx int, got solver.Counts) verdi
 
 // commitLocked commits the first valid result of task idx.
 func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
-	lost := s.journalLocked(idx, r.counts, sess)
+	lost := s.journalLocked(idx, []solver.Counts{r.counts}, sess)
 	s.commitTaskLocked(sess, idx, r.counts, r.spill)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
 	return verdict{outcome: OutcomeCommitted, lost: lost, commits: 1}
 }
 
-// journalLocked queues the commit of task idx with counts c by sess in
-// the journal, if any; it reports whether the journal refused it (the job
-// failed).
-func (s *scheduler) journalLocked(idx int, c solver.Counts, sess *session) (lost bool) {
+// journalLocked queues the commits of tasks first, first+1, ... with
+// counts cs by sess in the journal, if any: one task's as a result, a
+// run's as one run record. It reports whether the journal refused them
+// (the job failed).
+func (s *scheduler) journalLocked(first int, cs []solver.Counts, sess *session) (lost bool) {
 	if s.opt.Journal == nil {
 		return false
 	}
-	s.journaling.Add(1) // before done can close: wait waits for its Sync
-	if err := s.opt.Journal.Commit(idx, c, sess.key); err != nil {
-		s.failLocked(fmt.Errorf("journal commit of task %d: %w", idx, err))
-		return true
+	s.journaling.Add(len(cs)) // before done can close: wait waits for their Sync
+	var err error
+	if len(cs) == 1 {
+		err = s.opt.Journal.Commit(first, cs[0], sess.key)
+	} else {
+		err = s.opt.Journal.CommitRun(first, cs, sess.key)
 	}
-	return false
+	switch {
+	case err == nil:
+		return false
+	case len(cs) == 1:
+		s.failLocked(fmt.Errorf("journal commit of task %d: %w", first, err))
+	default:
+		s.failLocked(fmt.Errorf("journal commit of tasks %d..%d: %w", first, first+len(cs)-1, err))
+	}
+	return true
 }
 
 // commitTaskLocked commits counts c (and a listing's spill) as task idx's

@@ -140,31 +140,16 @@ func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report)
 			continue
 		}
 		if open >= 0 { // a task not committed ends the stretch
-			v.lost = s.journalRunLocked(l.task+open, r.run[open:i], sess) || v.lost
+			v.lost = s.journalLocked(l.task+open, r.run[open:i], sess) || v.lost
 			open = -1
 		}
 	}
 	if open >= 0 {
-		v.lost = s.journalRunLocked(l.task+open, r.run[open:], sess) || v.lost
+		v.lost = s.journalLocked(l.task+open, r.run[open:], sess) || v.lost
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
 	return v
-}
-
-// journalRunLocked queues the commits of tasks first.. with counts cs by
-// sess in the journal as one run, if there is a journal; it reports
-// whether the journal refused them (the job failed).
-func (s *scheduler) journalRunLocked(first int, cs []solver.Counts, sess *session) (lost bool) {
-	if s.opt.Journal == nil {
-		return false
-	}
-	s.journaling.Add(len(cs)) // before done can close: wait waits for their Sync
-	if err := s.opt.Journal.CommitRun(first, cs, sess.key); err != nil {
-		s.failLocked(fmt.Errorf("journal commit of tasks %d..%d: %w", first, first+len(cs)-1, err))
-		return true
-	}
-	return false
 }
 
 // invalidRunLocked says why the Result of run l cannot be right, as
