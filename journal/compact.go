@@ -117,7 +117,7 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 	if err == nil {
 		p.each(src, func(r Record) bool {
 			standing++
-			if len(group) > 0 && (!continues(group[len(group)-1], r) || len(group) == maxRun) {
+			if len(group) > 0 && (!continues(group[len(group)-1], r) || len(group) == maxRunRecord) {
 				flush()
 			}
 			group = append(group, r)

@@ -656,9 +656,16 @@ func (p *parsed) dropDistrusted(src source) error {
 		return nil
 	}
 	// No re-commit: each of their tasks is still theirs.
-	return walkResults(src, p.first, p.end, func(r Record, children int) bool {
-		if children == 0 && r.Worker != 0 && isIn(p.distrusted, r.Worker) {
-			p.done.set(r.Index, false)
+	return clearCommits(src, p.first, p.end, &p.done, func(w uint64) bool { return w != 0 && isIn(p.distrusted, w) })
+}
+
+// clearCommits clears in done the tasks of the results in src's frames
+// [from, to) whose worker is bad: those workers' tasks, which nobody may
+// commit again before they are distrusted.
+func clearCommits(src source, from, to int, done *doneSet, bad func(w uint64) bool) error {
+	return walkResults(src, from, to, func(r Record, children int) bool {
+		if children == 0 && bad(r.Worker) {
+			done.set(r.Index, false)
 		}
 		return true
 	})

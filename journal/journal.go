@@ -517,8 +517,8 @@ func (j *Journal) QueueRun(rs []Record) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	if len(rs) > maxRun {
-		return fmt.Errorf("journal: a run of %d tasks, at most %d", len(rs), maxRun)
+	if len(rs) > maxRunRecord {
+		return fmt.Errorf("journal: a run of %d tasks, at most %d", len(rs), maxRunRecord)
 	}
 	if err := j.usableLocked(); err != nil {
 		return err
@@ -543,10 +543,10 @@ func (j *Journal) QueueRun(rs []Record) error {
 	return nil
 }
 
-// maxRun bounds a run record so that it fits MaxRecordSize whatever its
-// counts (three varints of at most 10 bytes a task); a coordinator's
-// runs are at most 256 tasks.
-const maxRun = 2048
+// maxRunRecord bounds a run record so that it fits MaxRecordSize
+// whatever its counts (three varints of at most 10 bytes a task); a
+// coordinator's runs are at most 256 tasks.
+const maxRunRecord = 2048
 
 func (j *Journal) queueLocked(r Record) error {
 	if len(r.Digest) > MaxDigestSize {
@@ -651,13 +651,7 @@ func (j *Journal) Distrust(w uint64) error {
 // in the journal's entries before end, which are on disk: they are all
 // still w's, since nobody may commit a task again before w is distrusted.
 func (j *Journal) releaseLocked(w uint64, end int64) error {
-	src := &fileSource{f: j.f, n: int(end)}
-	err := walkResults(src, int(j.first), src.n, func(r Record, children int) bool {
-		if children == 0 && r.Worker == w {
-			j.done.set(r.Index, false)
-		}
-		return true
-	})
+	err := clearCommits(&fileSource{f: j.f, n: int(end)}, int(j.first), int(end), &j.done, func(by uint64) bool { return by == w })
 	if err != nil {
 		return fmt.Errorf("journal %s: reading back the commits of distrusted worker %x: %w", j.path, w, err)
 	}

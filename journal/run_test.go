@@ -43,7 +43,7 @@ func TestRunRecords(t *testing.T) {
 		"a gap":         append(runOf(300, 2, honest), runOf(303, 1, honest)...),
 		"two workers":   append(runOf(300, 2, honest), runOf(302, 1, liar)...),
 		"past the plan": runOf(999, 2, honest),
-		"too long":      runOf(0, maxRun+1, honest),
+		"too long":      runOf(0, maxRunRecord+1, honest),
 		"a digest":      {{Index: 300, Worker: honest, Digest: []byte{1}}},
 	} {
 		if err := j.QueueRun(rs); err == nil || errors.Is(err, ErrDuplicate) {
