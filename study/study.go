@@ -55,8 +55,9 @@ const topUsage = `Usage: coordinator study lasvegas [flags]
 
 Studies:
   lasvegas   the Las Vegas method: for each board size N and each number k of
-             rows placed at random (the rest by backtracking), the mean failed
-             attempts before the first solution and the mean time to it.
+             rows placed at random (the rest by backtracking), the failed
+             attempts before the first solution and the time to it: means,
+             standard deviations and the 95% interval of the mean time.
              Run "coordinator study lasvegas -h" for its flags.
 `
 
@@ -65,8 +66,10 @@ const lasVegasUsage = `Usage: coordinator study lasvegas [--n A:B] [--trials T] 
 For every board size N in the range and every k (default all, 0..N), runs the
 Las Vegas method T times: the queens of rows 1..k go to random safe columns,
 rows k+1..N are filled by backtracking, a failed attempt starts over. It prints
-a Markdown table of the mean failed attempts before the first solution and the
-mean time to it, then the fastest k for each N.
+a Markdown table of the failed attempts before the first solution and the time
+to it (each a mean and the standard deviation of single trials; for the time
+also the 95% interval of the mean, which says whether two k differ by more than
+chance), then the fastest k for each N.
 
 Each (N, k) has its own random generator (PCG, seeded once from --seed, N and
 k), so the cells run on every core at once and the same flags and seed give
@@ -117,7 +120,7 @@ func parseLasVegas(args []string, stderr io.Writer) (config, error) {
 	trials := fs.Int("trials", DefaultTrials, "trials per (N, k); each trial runs until its first solution")
 	seed := fs.Uint64("seed", DefaultSeed, "seed of the study's PCG generators, one per (N, k)")
 	parallel := fs.Int("parallel", 0, "(N, k) cells studied at once, `P` goroutines (0: one per core)")
-	csvPath := fs.String("csv", "", "also write the table as CSV to `FILE` (n,k,trials,mean_failures,mean_time_us)")
+	csvPath := fs.String("csv", "", "also write the table as CSV to `FILE` ("+strings.Join(csvHeader, ",")+")")
 	plotPath := fs.String("plot", "", fmt.Sprintf("draw mean time against k, one line per N, as a %d×%d PNG to `FILE.png`", ChartWidth, ChartHeight))
 	if err := cli.Parse(fs, args, stderr, lasVegasUsage); err != nil {
 		return config{}, err
@@ -240,7 +243,7 @@ func mainLasVegas(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // boards go first, so no long cell is left for the end. Run reports
 // progress on progress (nil: none) every few seconds and stops early when
 // ctx ends.
-func Run(ctx context.Context, cells []Cell, trials int, seed uint64, parallel int, progress io.Writer) ([]solver.Study, error) {
+func Run(ctx context.Context, cells []Cell, trials int, seed uint64, parallel int, progress io.Writer) ([]Result, error) {
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
@@ -266,7 +269,7 @@ func Run(ctx context.Context, cells []Cell, trials int, seed uint64, parallel in
 			}
 		}
 	}()
-	out := make([]solver.Study, len(cells))
+	out := make([]Result, len(cells))
 	var done, trialsDone atomic.Int64 // cells and trials finished
 	var wg sync.WaitGroup
 	for range min(parallel, len(cells)) {
@@ -321,7 +324,7 @@ func Run(ctx context.Context, cells []Cell, trials int, seed uint64, parallel in
 // finished trial to progress. Each trial is solver.LasVegas, draw for draw,
 // stopped as soon as ctx ends: a trial with few random rows on a large
 // board can take minutes, and Ctrl-C must not wait for it.
-func studyCell(ctx context.Context, c Cell, trials int, seed uint64, progress *atomic.Int64) (solver.Study, error) {
+func studyCell(ctx context.Context, c Cell, trials int, seed uint64, progress *atomic.Int64) (Result, error) {
 	rng := rand.New(rand.NewPCG(seed, uint64(c.N)<<32|uint64(c.K)))
 	done := ctx.Done()
 	stop := func(int) bool {
@@ -332,46 +335,42 @@ func studyCell(ctx context.Context, c Cell, trials int, seed uint64, progress *a
 			return false
 		}
 	}
-	var failures float64
-	var elapsed time.Duration
+	var failures, micros moments
 	for range trials {
 		t0 := time.Now()
 		_, f, err := solver.LasVegasUntil(c.N, c.K, rng, stop)
 		if errors.Is(err, solver.ErrStopped) {
-			return solver.Study{}, fmt.Errorf("interrupted at N=%d k=%d: %w", c.N, c.K, ctx.Err())
+			return Result{}, fmt.Errorf("interrupted at N=%d k=%d: %w", c.N, c.K, ctx.Err())
 		}
 		if err != nil {
-			return solver.Study{}, fmt.Errorf("N=%d k=%d: %w", c.N, c.K, err)
+			return Result{}, fmt.Errorf("N=%d k=%d: %w", c.N, c.K, err)
 		}
-		elapsed += time.Since(t0)
-		failures += float64(f)
+		micros.add(float64(time.Since(t0)) / float64(time.Microsecond))
+		failures.add(float64(f))
 		progress.Add(1)
 	}
-	return solver.Study{
-		N: c.N, K: c.K, Trials: trials,
-		MeanFailures: failures / float64(trials),
-		MeanTime:     elapsed / time.Duration(trials),
-	}, nil
+	return Result{N: c.N, K: c.K, Trials: trials, Failures: failures.stat(), Micros: micros.stat()}, nil
 }
 
-// micros is a duration in microseconds.
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
 // WriteMarkdown prints the results as a Markdown table, then one line that
-// names the fastest k for each N.
-func WriteMarkdown(w io.Writer, results []solver.Study) error {
+// names the fastest k for each N. Each mean has its spread beside it: the
+// standard deviation of single trials, and for the time the 95% interval
+// of the mean, which says whether two k differ by more than chance.
+func WriteMarkdown(w io.Writer, results []Result) error {
 	var b strings.Builder
-	b.WriteString("| N | k | trials | mean failures | mean time (µs) |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| N | k | trials | mean failures | sd failures | mean time (µs) | sd time (µs) | 95% interval of the mean (µs) |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.1f |\n", r.N, r.K, r.Trials, r.MeanFailures, micros(r.MeanTime))
+		ci := r.Micros.CI95(r.Trials)
+		fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.2f | %.1f | %.1f | %.1f–%.1f |\n", r.N, r.K, r.Trials,
+			r.Failures.Mean, r.Failures.SD, r.Micros.Mean, r.Micros.SD, max(r.Micros.Mean-ci, 0), r.Micros.Mean+ci)
 	}
-	b.WriteString("\nFastest k: ")
+	b.WriteString("\nFastest k (mean time ± the 95% interval of the mean): ")
 	for i, f := range Fastest(results) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "N=%d k=%d (%.1f µs)", f.N, f.K, micros(f.MeanTime))
+		fmt.Fprintf(&b, "N=%d k=%d (%.1f ± %.1f µs)", f.N, f.K, f.Micros.Mean, f.Micros.CI95(f.Trials))
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
@@ -380,29 +379,33 @@ func WriteMarkdown(w io.Writer, results []solver.Study) error {
 
 // Fastest returns, for each N of results in order, the row with the least
 // mean time (the smallest k on a tie).
-func Fastest(results []solver.Study) []solver.Study {
-	var out []solver.Study
+func Fastest(results []Result) []Result {
+	var out []Result
 	for _, r := range results {
 		switch {
 		case len(out) == 0 || out[len(out)-1].N != r.N:
 			out = append(out, r)
-		case r.MeanTime < out[len(out)-1].MeanTime:
+		case r.Micros.Mean < out[len(out)-1].Micros.Mean:
 			out[len(out)-1] = r
 		}
 	}
 	return out
 }
 
-// WriteCSV writes the results with a header row:
-// n,k,trials,mean_failures,mean_time_us.
-func WriteCSV(w io.Writer, results []solver.Study) error {
+// csvHeader names the CSV columns: the cell, then each measure's mean and
+// standard deviation, then the half-width of the mean time's 95% interval.
+var csvHeader = []string{"n", "k", "trials", "mean_failures", "sd_failures", "mean_time_us", "sd_time_us", "ci95_time_us"}
+
+// WriteCSV writes the results with a header row (csvHeader).
+func WriteCSV(w io.Writer, results []Result) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"n", "k", "trials", "mean_failures", "mean_time_us"})
+	cw.Write(csvHeader)
+	f := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
 	for _, r := range results {
 		cw.Write([]string{
 			strconv.Itoa(r.N), strconv.Itoa(r.K), strconv.Itoa(r.Trials),
-			strconv.FormatFloat(r.MeanFailures, 'f', 4, 64),
-			strconv.FormatFloat(micros(r.MeanTime), 'f', 3, 64),
+			f(r.Failures.Mean, 4), f(r.Failures.SD, 4),
+			f(r.Micros.Mean, 3), f(r.Micros.SD, 3), f(r.Micros.CI95(r.Trials), 3),
 		})
 	}
 	cw.Flush()

@@ -37,7 +37,7 @@ func TestSmallStudy(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(out, "Fastest k: N=6 k=") || !strings.Contains(out, ", N=8 k=") {
+	if !strings.Contains(out, "Fastest k (mean time ± the 95% interval of the mean): N=6 k=") || !strings.Contains(out, ", N=8 k=") {
 		t.Errorf("no fastest-k line in:\n%s", out)
 	}
 
@@ -53,8 +53,13 @@ func TestSmallStudy(t *testing.T) {
 	if want := 1 + 7 + 8 + 9; len(rows) != want {
 		t.Errorf("csv has %d rows, want %d (a header and one per (N, k))", len(rows), want)
 	}
-	if got := strings.Join(rows[0], ","); got != "n,k,trials,mean_failures,mean_time_us" {
+	if got := strings.Join(rows[0], ","); got != "n,k,trials,mean_failures,sd_failures,mean_time_us,sd_time_us,ci95_time_us" {
 		t.Errorf("csv header = %q", got)
+	}
+	for _, row := range rows[1:] {
+		if len(row) != 8 {
+			t.Fatalf("csv row %q has %d fields, want 8", row, len(row))
+		}
 	}
 
 	p, err := os.Open(plotPath)
@@ -71,14 +76,15 @@ func TestSmallStudy(t *testing.T) {
 	}
 }
 
-// failureColumn is the table without its time column.
+// failureColumn is the table without its time columns: N, k, trials and
+// the failures' mean and standard deviation.
 func failureColumn(t *testing.T, out string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, line := range strings.Split(out, "\n") {
 		cells := strings.Split(line, "|")
-		if len(cells) == 7 {
-			b.WriteString(strings.Join(cells[1:5], "|") + "\n")
+		if len(cells) == 10 {
+			b.WriteString(strings.Join(cells[1:6], "|") + "\n")
 		}
 	}
 	return b.String()
@@ -188,18 +194,18 @@ func ExampleMain() {
 	var out bytes.Buffer
 	Main(context.Background(), []string{"lasvegas", "--n", "4", "--trials", "10", "--seed", "1"}, &out, os.Stderr)
 	for _, line := range strings.Split(out.String(), "\n")[:7] {
-		if cells := strings.Split(line, "|"); len(cells) == 7 {
-			fmt.Println(strings.Join(cells[:5], "|") + "|")
+		if cells := strings.Split(line, "|"); len(cells) == 10 {
+			fmt.Println(strings.Join(cells[:6], "|") + "|")
 		}
 	}
 	// Output:
-	// | N | k | trials | mean failures |
-	// |---:|---:|---:|---:|
-	// | 4 | 0 | 10 | 0.00 |
-	// | 4 | 1 | 10 | 0.80 |
-	// | 4 | 2 | 10 | 0.80 |
-	// | 4 | 3 | 10 | 1.60 |
-	// | 4 | 4 | 10 | 0.80 |
+	// | N | k | trials | mean failures | sd failures |
+	// |---:|---:|---:|---:|---:|
+	// | 4 | 0 | 10 | 0.00 | 0.00 |
+	// | 4 | 1 | 10 | 0.80 | 0.63 |
+	// | 4 | 2 | 10 | 0.80 | 1.03 |
+	// | 4 | 3 | 10 | 1.60 | 2.22 |
+	// | 4 | 4 | 10 | 0.80 | 1.03 |
 }
 
 // TestCSVWriteError: a CSV file that cannot be written (a full disk) is an
