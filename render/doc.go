@@ -85,7 +85,9 @@
 // columns (up to N = 26; 1..N beyond) and ranks 1..N left of the rows;
 // NumberLabels numbers both 1..N. Rank 1 is the top row, as the text formats
 // count rows, so the queen printed as (2,5) by coords stands on rank 2,
-// file e. The labels take a band left of the board and one under it (the
+// file e. ChessLabels numbers the ranks from the bottom, as a chess diagram
+// does (that queen stands on e7 of an 8-board); the board is the same. The
+// labels take a band left of the board and one under it (the
 // picture grows by them; without labels nothing moves); squares too small
 // for a label each get one every 2, 5, 10, ... squares (1 and the
 // multiples). The contact sheet labels every thumbnail the same way. Text

@@ -17,30 +17,35 @@ import (
 // ignore it.
 type Labels int
 
-// The label modes. Ranks are numbered as the text formats number rows, 1 at
-// the top, so a picture reads like --format coords: the queen at (2,5) is
-// on rank 2, file e. (A chess diagram numbers its ranks from the bottom.)
+// The label modes. LetterLabels and NumberLabels number the ranks as the
+// text formats number rows, 1 at the top, so a picture reads like --format
+// coords: the queen at (2,5) is on rank 2, file e. ChessLabels numbers them
+// as a chess diagram does, 1 at the bottom: the same queen is on e7 of an
+// 8-board. The board itself is the same picture in every mode.
 const (
 	NoLabels     Labels = iota // plain boards, as before labels existed
-	LetterLabels               // files a..z, ranks 1..N; files 1..N beyond N = 26
-	NumberLabels               // 1..N for files and ranks alike
+	LetterLabels               // files a..z, ranks 1..N from the top; files 1..N beyond N = 26
+	NumberLabels               // 1..N for files and ranks alike, ranks from the top
+	ChessLabels                // files a..z, ranks 1..N from the bottom; files 1..N beyond N = 26
 )
 
 // maxLetterN is the largest board whose files get letters: a..z.
 const maxLetterN = 26
 
-// ParseLabels returns the mode named s: "letters" (also "true", "on": the
-// chessboard's a-h / 1-8), "numbers", or "off" ("false", "").
+// ParseLabels returns the mode named s: "letters" (also "true", "on"),
+// "chess", "numbers", or "off" ("false", "").
 func ParseLabels(s string) (Labels, error) {
 	switch strings.ToLower(s) {
 	case "", "off", "false", "none":
 		return NoLabels, nil
-	case "letters", "true", "on", "chess":
+	case "letters", "true", "on":
 		return LetterLabels, nil
+	case "chess":
+		return ChessLabels, nil
 	case "numbers":
 		return NumberLabels, nil
 	}
-	return NoLabels, fmt.Errorf("unknown labels %q (want letters, numbers or off)", s)
+	return NoLabels, fmt.Errorf("unknown labels %q (want letters, chess, numbers or off)", s)
 }
 
 // String is the name ParseLabels reads back.
@@ -50,20 +55,28 @@ func (l Labels) String() string {
 		return "letters"
 	case NumberLabels:
 		return "numbers"
+	case ChessLabels:
+		return "chess"
 	}
 	return "off"
 }
 
 // fileLabel is the name of column c (0-based) of an n-board.
 func fileLabel(l Labels, n, c int) string {
-	if l == LetterLabels && n <= maxLetterN {
+	if (l == LetterLabels || l == ChessLabels) && n <= maxLetterN {
 		return string(rune('a' + c))
 	}
 	return strconv.Itoa(c + 1)
 }
 
-// rankLabel is the name of row r (0-based).
-func rankLabel(r int) string { return strconv.Itoa(r + 1) }
+// rank is the 0-based rank of row r (0-based, from the top) of an n-board:
+// r itself, or in a chess diagram counted from the bottom row.
+func rank(l Labels, n, r int) int {
+	if l == ChessLabels {
+		return n - 1 - r
+	}
+	return r
+}
 
 // labelSteps are the strides at which labels are shown when a square is
 // too small for one label each: every square, then every 2nd, 5th, 10th...
@@ -117,7 +130,9 @@ type labelSpot struct {
 
 // spots lists the labels of an n-board of cells of cell pixels whose
 // top-left corner is (x0, y0): ranks centred in the band left of each row,
-// files centred under each column. PNG and SVG draw the same spots.
+// files centred under each column. PNG and SVG draw the same spots. With a
+// stride, the ranks shown are 1 and the multiples of the stride whichever
+// end rank 1 is at.
 func (lg labelGeometry) spots(n, cell, x0, y0 int) []labelSpot {
 	if lg.Mode == NoLabels {
 		return nil
@@ -125,8 +140,8 @@ func (lg labelGeometry) spots(n, cell, x0, y0 int) []labelSpot {
 	ascent := int(math.Round(0.72 * lg.Size)) // digits and x-height letters of Go Regular
 	var out []labelSpot
 	for r := range n {
-		if lg.shown(r) {
-			out = append(out, labelSpot{rankLabel(r), x0 - lg.Band/2 - 1, y0 + r*cell + (cell+ascent)/2})
+		if k := rank(lg.Mode, n, r); lg.shown(k) {
+			out = append(out, labelSpot{strconv.Itoa(k + 1), x0 - lg.Band/2 - 1, y0 + r*cell + (cell+ascent)/2})
 		}
 	}
 	for c := range n {

@@ -49,7 +49,7 @@ func TestLabelledPNG(t *testing.T) {
 	for _, tt := range []struct {
 		n    int
 		mode Labels
-	}{{8, LetterLabels}, {8, NumberLabels}, {26, LetterLabels}, {30, LetterLabels}, {100, NumberLabels}} {
+	}{{8, LetterLabels}, {8, NumberLabels}, {8, ChessLabels}, {26, LetterLabels}, {30, LetterLabels}, {100, NumberLabels}, {100, ChessLabels}} {
 		t.Run(fmt.Sprintf("%d-%v", tt.n, tt.mode), func(t *testing.T) {
 			cols := solutionOf(t, tt.n)
 			var buf, plainBuf bytes.Buffer
@@ -75,8 +75,8 @@ func TestLabelledPNG(t *testing.T) {
 				if !g.Lab.shown(i) {
 					continue
 				}
-				if !inkIn(img, rankBox(g, i)) {
-					t.Errorf("rank %d band has no ink", i+1)
+				if row := rank(tt.mode, tt.n, i); !inkIn(img, rankBox(g, row)) {
+					t.Errorf("rank %d band (row %d) has no ink", i+1, row+1)
 				}
 				if !inkIn(img, fileBox(g, i)) {
 					t.Errorf("file %d band has no ink", i+1)
@@ -303,7 +303,7 @@ func TestParseLabels(t *testing.T) {
 	}{
 		{"", NoLabels, false}, {"off", NoLabels, false}, {"false", NoLabels, false},
 		{"true", LetterLabels, false}, {"letters", LetterLabels, false}, {"numbers", NumberLabels, false},
-		{"roman", NoLabels, true},
+		{"chess", ChessLabels, false}, {"Chess", ChessLabels, false}, {"roman", NoLabels, true},
 	} {
 		got, err := ParseLabels(tt.in)
 		if got != tt.want || (err != nil) != tt.err {
@@ -321,4 +321,66 @@ func TestParseLabels(t *testing.T) {
 	if got := fileLabel(LetterLabels, 26, 25); got != "z" {
 		t.Errorf("file 26 of N=26 = %q, want z", got)
 	}
+	if got := fileLabel(ChessLabels, 27, 26); got != "27" {
+		t.Errorf("chess: file 27 of N=27 = %q, want 27", got)
+	}
+	if _, err := ParseLabels("roman"); err == nil || !strings.Contains(err.Error(), "chess") {
+		t.Errorf("ParseLabels(roman) = %v, want an error naming every mode", err)
+	}
+}
+
+// TestChessRanks: --labels=chess numbers the ranks from the bottom row, as
+// a chess diagram does, and names the files as letters does; letters and
+// numbers count from the top, as --format coords does.
+func TestChessRanks(t *testing.T) {
+	rankAt := func(mode Labels, n int) map[int]string { // row -> its rank label
+		lg := labelLayout(mode, n, 64)
+		out := map[int]string{}
+		for _, s := range lg.spots(n, 64, 100, 0) {
+			if s.X < 100 {
+				out[s.Y/64] = s.Text
+			}
+		}
+		return out
+	}
+	chess, letters := rankAt(ChessLabels, 8), rankAt(LetterLabels, 8)
+	for row := range 8 {
+		if got, want := chess[row], fmt.Sprint(8-row); got != want {
+			t.Errorf("chess: row %d (from the top) is rank %q, want %q", row+1, got, want)
+		}
+		if got, want := letters[row], fmt.Sprint(row+1); got != want {
+			t.Errorf("letters: row %d is rank %q, want %q", row+1, got, want)
+		}
+	}
+	// The queen that coords prints as (2,5) is on e7 in chess, e2 in letters.
+	if f := fileLabel(ChessLabels, 8, 4); f+chess[1] != "e7" || f+letters[1] != "e2" {
+		t.Errorf("(2,5) is %s%s in chess and %s%s in letters, want e7 and e2", f, chess[1], f, letters[1])
+	}
+	// With a stride, rank 1 is labelled at the bottom and the multiples of
+	// the stride above it.
+	lg := labelLayout(ChessLabels, 100, 5)
+	spots := lg.spots(100, 5, 100, 0)
+	bottom, lowest := "", -1
+	for _, s := range spots {
+		if s.X < 100 && s.Y > lowest {
+			bottom, lowest = s.Text, s.Y
+		}
+	}
+	if bottom != "1" || lg.Step == 1 {
+		t.Errorf("chess N=100: bottom row labelled %q with stride %d, want \"1\" and a stride", bottom, lg.Step)
+	}
+	for _, s := range spots {
+		if s.X < 100 && s.Text != "1" && mustAtoi(t, s.Text)%lg.Step != 0 {
+			t.Errorf("chess N=100: rank %s labelled, not a multiple of the stride %d", s.Text, lg.Step)
+		}
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -169,7 +169,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	// Learners (learn.go): labelled pictures, the backtracking trace.
 	lo.trace.register(fs)
 	registerFix(fs, &lo.fix)
-	fs.Var(labelsFlag{&cfg.Labels}, "labels", "label files and ranks on --png, --svg and --sheet pictures: a-h / 1-8 like a chessboard (1..N beyond 26 files); --labels=numbers numbers both")
+	fs.Var(labelsFlag{&cfg.Labels}, "labels", "label files and ranks on --png, --svg and --sheet pictures: files a-h (1..N beyond 26 files), ranks 1-8 from the top row as --format coords counts rows; --labels=chess counts ranks from the bottom as a chess diagram does; --labels=numbers numbers both")
 	fs.BoolVar(&cfg.Unique, "unique", false, "with an output: list only fundamental solutions, one representative per symmetry class")
 	fs.BoolVar(&cfg.First, "first", false, "find one solution quickly instead of all (any N up to 100000000)")
 	fs.StringVar(&cfg.Method, "method", "constructive", "with --first: constructive or lasvegas")

@@ -10,8 +10,9 @@ import (
 	"github.com/nqueens/nqueens/trace"
 )
 
-// labelsFlag is --labels: bare it means letters (a-h / 1-8 like a
-// chessboard), or --labels=numbers, --labels=off.
+// labelsFlag is --labels: bare it means letters (files a-h, ranks 1-8 from
+// the top, as the text formats count rows), or --labels=chess (ranks from
+// the bottom), --labels=numbers, --labels=off.
 type labelsFlag struct{ v *render.Labels }
 
 func (l labelsFlag) String() string {

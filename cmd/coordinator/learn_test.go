@@ -26,13 +26,15 @@ func pngWidth(t *testing.T, path string) int {
 	return cfg.Width
 }
 
-// TestLabelsFlag runs N=8 through the cluster with and without --labels:
-// the labelled pictures are wider (the rank band), the listing the same.
+// TestLabelsFlag runs N=8 through the cluster without --labels, with it and
+// with --labels=chess: the labelled pictures are wider (the rank band), the
+// chess one numbers its ranks the other way (another picture of the same
+// size), the listing is the same.
 func TestLabelsFlag(t *testing.T) {
 	dir := t.TempDir()
-	var listings [2]string
-	var widths [2]int
-	for i, extra := range [][]string{nil, {"--labels"}} {
+	var listings, pngs [3]string
+	var widths [3]int
+	for i, extra := range [][]string{nil, {"--labels"}, {"--labels=chess"}} {
 		out := filepath.Join(dir, string(rune('a'+i)))
 		args := append([]string{"--n", "8", "--workers", "1", "--progress", "off", "--log-level", "off",
 			"--solutions", "-", "--format", "board", "--png", out, "--limit", "2"}, extra...)
@@ -41,13 +43,25 @@ func TestLabelsFlag(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
 		listings[i] = stdout.String()
-		widths[i] = pngWidth(t, filepath.Join(out, "solution-0001.png"))
+		pngs[i] = filepath.Join(out, "solution-0001.png")
+		widths[i] = pngWidth(t, pngs[i])
 	}
-	if listings[0] != listings[1] {
+	if listings[0] != listings[1] || listings[0] != listings[2] {
 		t.Errorf("--labels changed the board listing")
 	}
-	if widths[1] <= widths[0] {
-		t.Errorf("labelled picture is %d pixels wide, unlabelled %d: want wider", widths[1], widths[0])
+	if widths[1] <= widths[0] || widths[2] != widths[1] {
+		t.Errorf("pictures are %d (letters), %d (chess) and %d (plain) pixels wide: want the labelled ones wider, alike", widths[1], widths[2], widths[0])
+	}
+	letters, err := os.ReadFile(pngs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	chess, err := os.ReadFile(pngs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(letters, chess) {
+		t.Errorf("--labels=chess drew the same picture as --labels")
 	}
 	var stderr bytes.Buffer
 	code := run(context.Background(), []string{"--n", "8", "--labels=roman"}, &bytes.Buffer{}, &stderr)
