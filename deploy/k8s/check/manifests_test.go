@@ -33,19 +33,26 @@ type pod struct {
 // setup loads the kustomization, its objects and the Compose file.
 func setup(t *testing.T) (Kustomization, Objects, Compose) {
 	t.Helper()
-	k, err := LoadKustomization(k8sDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := LoadObjects(k8sDir, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, objs := load(t, k8sDir)
 	c, err := LoadCompose(composePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k, objs, c
+}
+
+// load decodes the kustomization in dir and its objects.
+func load(t *testing.T, dir string) (Kustomization, Objects) {
+	t.Helper()
+	k, err := LoadKustomization(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := LoadObjects(dir, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, objs
 }
 
 func pods(o Objects) []pod {
@@ -101,14 +108,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 // loadMonitoring decodes deploy/k8s/monitoring's objects.
 func loadMonitoring(t *testing.T) Objects {
 	t.Helper()
-	k, err := LoadKustomization(monitoringDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := LoadObjects(monitoringDir, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, objs := load(t, monitoringDir)
 	return objs
 }
 
