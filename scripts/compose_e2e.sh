@@ -3,7 +3,11 @@
 #
 #   scripts/compose_e2e.sh
 #
-# Builds the image (scripts/build_images.sh, under a tag of its own), starts
+# Builds the image from the repository's Dockerfile through the compose
+# file's build section (under a tag of its own; the builder image is the one
+# scripts/base_image.sh makes from this machine's Go, since no registry is
+# reachable, unless NQUEENS_GO_IMAGE names another), checks that --version
+# in it names this commit, starts
 # deploy/docker-compose.yml under a unique project name with 4 workers of one
 # slot each, N=18 at depth 5 (78,295 small tasks: long enough to hurt it
 # mid-run; N=17 ended before its worker kill once the solver got faster, and
@@ -19,8 +23,9 @@
 #                       script may not signal the container's process),
 #   - docker kill       of its container (Docker treats that as a stop by
 #                       hand and does not restart it, whatever the policy:
-#                       `up -d coordinator` starts it again, as an operator
-#                       would);
+#                       `start coordinator` starts it again, as an operator
+#                       would, typed here with another NQUEENS_N, which
+#                       must not matter);
 # then, once all 4 workers are back:
 #   - docker kill       one worker container (its stream breaks: its tasks
 #                       must go back to the queue at once),
@@ -36,11 +41,15 @@
 # failures really hit the job). Meanwhile a worker with a wrong token,
 # started just before the failures, must be refused. A host Prometheus
 # (Debian's prometheus package) scrapes the coordinator's /metrics, published
-# on the host's loopback, with the token: `promtool check metrics` must pass
-# on it mid-run, and at the end the highest nqueens_solutions Prometheus saw
-# must be the exact total (without prometheus it is skipped, except under
+# on the host's loopback, with the token, and evaluates the alert rules of
+# deploy/monitoring/nqueens-rules.yml: `promtool check metrics` must pass on
+# it mid-run; at the end the highest nqueens_solutions Prometheus saw must be
+# the exact total, every alert rule must have been evaluated without error,
+# and every query of the Grafana dashboard (deploy/monitoring) must give data
+# for a moment mid-run (without prometheus it is skipped, except under
 # CI=true). It prints the logs it relied on, and removes
-# its containers, network, volume and image on exit, pass or fail.
+# its containers, network, volume and image on exit, pass or fail (the
+# builder image stays, for the next run).
 #
 # Without Docker (no client, no daemon, no Compose tool) it skips with exit 0,
 # except under CI=true, where that is a failure.
@@ -118,9 +127,17 @@ cleanup() {
 	if [ -n "${up_pid:-}" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null; fi
 	[ -z "${bg_pid:-}" ] || kill "$bg_pid" 2>/dev/null
 	if [ -n "${prom_pid:-}" ]; then kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null; fi
+	[ -z "${build_pid:-}" ] || kill "$build_pid" 2>/dev/null
 	dc down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
 	rm -rf "${tmp:-}"
 	docker image rm "$image" >/dev/null 2>&1
+	# The builder stage's intermediate images this run's build left (the
+	# classic builder keeps them as its cache: hundreds of MB a build),
+	# newest first so children go before their parents; one that another
+	# run's build still uses stays.
+	if [ -n "${stage_images_before+set}" ]; then
+		stage_images | grep -vxF -e "$stage_images_before" -e '' | xargs -r docker image rm >/dev/null 2>&1
+	fi
 	left=$(docker ps -aq --filter "label=com.docker.compose.project=$project")
 	[ -z "$left" ] || { echo "compose_e2e: containers left behind: $left" >&2; docker rm -f $left >/dev/null 2>&1; }
 	exit "$rc"
@@ -175,6 +192,8 @@ start_prometheus() {
 		global:
 		  scrape_interval: 500ms
 		  scrape_timeout: 500ms
+		  evaluation_interval: 1s
+		rule_files: ["$PWD/deploy/monitoring/nqueens-rules.yml"]
 		scrape_configs:
 		  - job_name: nqueens
 		    authorization:
@@ -185,7 +204,7 @@ start_prometheus() {
 	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prometheus" \
 		--web.listen-address="$prom_web" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
 	prom_pid=$!
-	log "prometheus on $prom_web scraping http://$target/metrics every 500ms"
+	log "prometheus on $prom_web scraping http://$target/metrics every 500ms, evaluating deploy/monitoring/nqueens-rules.yml"
 }
 
 # attached NAME: does the coordinator's /api/status list a worker of that
@@ -266,40 +285,67 @@ coordinator_comes_back() {
 	sleep 1 # Docker's first restart comes 100ms after an exit, if it comes
 	[ "$(coord_state)" = "exited exit=137 restarts=$before" ] ||
 		fail "after docker kill the coordinator is '$(coord_state)', want 'exited exit=137 restarts=$before'"
-	log "docker kill of the coordinator: $(coord_state) a second later (not restarted); ${compose[*]} up -d coordinator"
-	dc up --detach --no-deps coordinator >"$tmp/up-again.log" 2>&1 || { indent <"$tmp/up-again.log"; fail "up -d coordinator failed"; }
-	[ "$(ids coordinator)" = "$coord" ] || fail "up -d replaced the coordinator container instead of starting it again: $(ids coordinator)"
-	wait_resumed $((crashes + 1)) "docker kill and up -d"
+	log "docker kill of the coordinator: $(coord_state) a second later (not restarted); ${compose[*]} start coordinator"
+	# deploy/README.md's restart command, typed with another board size:
+	# `start` starts the container with the settings it was made with.
+	NQUEENS_N=$((n - 1)) dc start coordinator >"$tmp/up-again.log" 2>&1 || { indent <"$tmp/up-again.log"; fail "start coordinator failed"; }
+	[ "$(ids coordinator)" = "$coord" ] || fail "start replaced the coordinator container instead of starting it again: $(ids coordinator)"
+	wait_resumed $((crashes + 1)) "docker kill and start (typed with NQUEENS_N=$((n - 1)))"
 }
 
 log "compose: ${compose[*]} ($("${compose[@]}" version --short 2>/dev/null || echo '?')); docker engine $(docker version --format '{{.Server.Version}}')"
-log "building image $image"
-scripts/build_images.sh
-# The image's binaries say which build they are (VCS stamp): --version
-# exits 0 and names the revision of this checkout.
-rev=$(git rev-parse HEAD 2>/dev/null | cut -c1-12 || true)
-for bin in coordinator worker; do
-	v=$(docker run --rm "$image" "$bin" --version) || fail "$bin --version in the image failed"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compose-e2e.XXXXXX")
+# --- The image, from the Dockerfile through the compose file's build section.
+# No registry here: the builder image is made from this machine's Go.
+t_base=$SECONDS
+export NQUEENS_GO_IMAGE=${NQUEENS_GO_IMAGE:-$(scripts/base_image.sh)}
+log "builder image $NQUEENS_GO_IMAGE ready in $((SECONDS - t_base))s"
+# Go stamps the version from .git; a git worktree's .git is a file that
+# points outside the build context, so say it with build arguments there.
+rev=$(git rev-parse HEAD 2>/dev/null || true)
+if [ ! -d .git ]; then
+	export NQUEENS_VERSION=$(git describe --tags --always --dirty 2>/dev/null || true)
+	export NQUEENS_REVISION=$rev
+fi
+# The classic builder needs nothing but the engine (BuildKit's front end
+# needs the buildx plugin on Docker 23 and later).
+docker buildx version >/dev/null 2>&1 || export DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0
+stage_images() { docker images -aq --no-trunc --filter label=org.nqueens.stage=build; }
+stage_images_before=$(stage_images)
+log "building image $image (${compose[*]} build coordinator)"
+t_build=$SECONDS
+interruptible "$tmp/build.log" dc build coordinator || { indent <"$tmp/build.log"; fail "the image build failed"; }
+bg_pid=""
+log "built image $image in $((SECONDS - t_build))s ($(($(docker image inspect --format '{{.Size}}' "$image") / 1024 / 1024)) MiB)"
+# --version names this commit: the tag (or a pseudo-version) and the
+# revision that Go stamps from .git, or the build arguments in a worktree.
+want_version="rev ${rev:0:12}"
+tag=$(git describe --tags --exact-match 2>/dev/null || true)
+[ -z "${NQUEENS_VERSION:-}" ] || want_version="$NQUEENS_VERSION (rev ${rev:0:12}"
+[ -z "$tag" ] || [ -n "${NQUEENS_VERSION:-}" ] || want_version="$tag (rev ${rev:0:12}"
+for bin in coordinator worker healthprobe; do
+	v=$(docker run --rm --no-healthcheck "$image" "nqueens-$bin" --version) || fail "nqueens-$bin --version in the image failed"
 	case "$v" in
-	*"rev ${rev:-}"*) log "image: $v" ;;
-	*"no VCS stamp"*) # Go stamps no build from a git worktree
-		[ "$(git rev-parse --git-dir)" != "$(git rev-parse --git-common-dir)" ] ||
-			fail "$bin --version in the image says '$v', want the revision ${rev:-?}"
-		log "image: $v (a git worktree: Go stamps no revision)" ;;
-	*) fail "$bin --version in the image says '$v', want the revision ${rev:-?}" ;;
+	*"$want_version"*) log "image: $v" ;;
+	*) fail "nqueens-$bin --version in the image says '$v', want '$want_version'" ;;
 	esac
 done
+
+# A small program of deploy/k8s/check's module that runs the dashboard's
+# queries and reads the rules' health from Prometheus' API.
+if command -v prometheus >/dev/null 2>&1; then
+	(cd deploy/k8s/check && go build -o "$tmp/promcheck" ./cmd/promcheck) || fail "go build of promcheck failed"
+fi
 
 # The status port on a fixed host port, not one Docker picks at each start:
 # the coordinator is restarted mid-run, and Prometheus must find it again.
 http_port=$(free_port 18080 18180) || fail "no free port for the coordinator's status server in 18080..18180"
-export NQUEENS_HTTP_PUBLISH=127.0.0.1:$http_port:8080
+export NQUEENS_HTTP_PORT=$http_port
 log "starting project $project: coordinator + $workers workers, N=$n, lease $lease, depth $depth, 1 slot each"
 # Compose starts the workers only once the coordinator is healthy, and
 # docker-compose 1.x takes seconds to create them: by the time `up` returns
 # the count may be well along. So `up` runs in the background and the
 # coordinator's log is watched from its first second.
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/compose-e2e.XXXXXX")
 dc up --detach --scale worker=$workers >"$tmp/up.log" 2>&1 &
 up_pid=$!
 ids() { docker ps -aq --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=$1"; }
@@ -342,7 +388,7 @@ network=$(docker inspect --format '{{range $k, $v := .NetworkSettings.Networks}}
 # breaking the stream at once instead of leaving it silent until the lease
 # expires. `docker run -d` returns once the container runs, with its address.
 intruder=$(docker run -d --network "$network" --label "com.docker.compose.project=$project" \
-	--env NQUEENS_TOKEN=not-the-token "$image" worker --join coordinator:7070 --slots 1 --join-timeout 3s)
+	--env NQUEENS_TOKEN=not-the-token "$image" nqueens-worker --join coordinator:7070 --slots 1 --join-timeout 3s)
 
 # --- Failures, at once, while the coordinator is still counting (names and
 # logs come after: every docker call takes a moment).
@@ -381,6 +427,9 @@ wait_more=$((lease_s + 2 - (SECONDS - t_cut)))
 [ "$wait_more" -le 0 ] || interruptible "" sleep "$wait_more"
 still_running=no
 running "$coord" && still_running=yes
+# A moment mid-run, scraped for a while since the coordinator's last start:
+# the dashboard's queries are evaluated there at the end.
+t_mid=$(date +%s.%N | cut -c1-14)
 docker network connect "$network" "$cut_off" 2>/dev/null || log "(reconnect failed: $(name "$cut_off") has exited)"
 cut_for=$((SECONDS - t_cut))
 log "docker network connect $network $(name "$cut_off") after ${cut_for}s, longer than the ${lease} lease (coordinator still counting then: $still_running)"
@@ -450,7 +499,18 @@ if [ -n "$prom_pid" ]; then
 	log "prometheus: max nqueens_solutions = ${prom_got:-none}, max up = ${prom_up:-none}"
 	[ "$prom_up" = 1 ] || { indent <"$tmp/prometheus.log"; fail "Prometheus never scraped the coordinator (with the token)"; }
 	[ "$prom_got" = "$want" ] || fail "Prometheus' nqueens_solutions is ${prom_got:-absent}, want $want"
-	prom_note="Prometheus saw nqueens_solutions=$prom_got"
+	# The alert rules: loaded, and evaluated without error all along.
+	"$tmp/promcheck" rules --url "http://$prom_web" deploy/monitoring/nqueens-rules.yml >"$tmp/rules.txt" 2>&1 ||
+		{ indent <"$tmp/rules.txt"; fail "the alert rules did not all evaluate in Prometheus"; }
+	echo "--- alert rules in Prometheus"
+	indent <"$tmp/rules.txt"
+	# The dashboard: every panel's query gives data for the moment mid-run.
+	"$tmp/promcheck" dashboard --url "http://$prom_web" --time "$t_mid" --var job=nqueens --var __rate_interval=1m \
+		deploy/monitoring/nqueens-dashboard.json >"$tmp/dashboard.txt" 2>&1 ||
+		{ indent <"$tmp/dashboard.txt"; fail "a query of the Grafana dashboard failed or gave no data at $t_mid"; }
+	echo "--- Grafana dashboard queries at $t_mid"
+	indent <"$tmp/dashboard.txt"
+	prom_note="Prometheus saw nqueens_solutions=$prom_got; $(tail -n 1 "$tmp/rules.txt"); $(tail -n 1 "$tmp/dashboard.txt")"
 fi
 deaths="coordinator killed with docker kill"
 [ "$crashes" -eq 0 ] || deaths="coordinator crashed (kill -9, restarted by Docker) and killed with docker kill"

@@ -2,8 +2,13 @@
 # test.sh: every test of the project, as CI runs it (.ci/run calls this).
 #
 #   scripts/test.sh            vet, gofmt, proto checks, all tests with -race,
-#                              short fuzz runs, Kubernetes manifest checks and
-#                              the docker-compose end-to-end test
+#                              short fuzz runs, Kubernetes manifest checks,
+#                              the alert rules' tests, the release
+#                              configuration and the docker-compose
+#                              end-to-end test
+#
+# It ends with the line "checks: N passed, M failed", naming the step that
+# failed, whatever happened.
 #
 # Needs only Go and, for the compose test, Docker; buf and the protoc plugins
 # come through tools/go.mod (go tool -modfile), nothing is installed by hand.
@@ -13,9 +18,26 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-10s}
 
 # step announces the next check; set -e ends the script at the first one
-# that fails, so reaching the end means every step passed.
+# that fails. Whatever ends it, the exit trap prints the summary line: every
+# step before the current one passed, and the current one passed only if
+# the script exits 0.
 steps=0
-step() { steps=$((steps + 1)); printf '\n=== %s\n' "$*"; }
+current=""
+step() { steps=$((steps + 1)); current=$*; printf '\n=== %s\n' "$*"; }
+fuzzlog=""
+summary() {
+	local rc=$?
+	rm -f "$fuzzlog"
+	echo
+	if [ "$rc" -eq 0 ]; then
+		echo "all checks passed"
+		echo "checks: $steps passed, 0 failed"
+	else
+		echo "FAILED: step $steps, \"$current\" (exit $rc)"
+		echo "checks: $((steps > 0 ? steps - 1 : 0)) passed, 1 failed"
+	fi
+}
+trap summary EXIT
 
 step "gofmt"
 bad=$(gofmt -l $(git ls-files '*.go'))
@@ -46,7 +68,6 @@ deadline_flake() {
 		! grep -Eq 'Failing input written|panic:|_test\.go:[0-9]+:' "$fuzzlog"
 }
 fuzzlog=$(mktemp)
-trap 'rm -f "$fuzzlog"' EXIT
 for pkg in $(go list ./...); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")
 	for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
@@ -59,19 +80,33 @@ for pkg in $(go list ./...); do
 	done
 done
 
-step "kubernetes manifests decode strictly"
+step "kubernetes manifests, alert rules and dashboard: deploy/k8s/check"
 (cd deploy/k8s/check && go test -count=1 ./...)
 
-step "kubectl kustomize deploy/k8s renders, and its output decodes strictly"
-# What `kubectl apply -k deploy/k8s` would send, through the same strict
-# decoder (kubectl comes from Debian's kubectl package).
+step "kubectl kustomize deploy/k8s and deploy/k8s/monitoring render, and their output decodes strictly"
+# What `kubectl apply -k` would send, through the same strict decoder
+# (kubectl comes from Debian's kubectl package).
 command -v kubectl >/dev/null || { echo "kubectl is not installed (apt-get install kubectl)" >&2; exit 1; }
 # (pipefail: a kustomize failure fails the step too.)
-kubectl kustomize deploy/k8s | (cd deploy/k8s/check && go run ./cmd/k8sdecode)
+for dir in deploy/k8s deploy/k8s/monitoring; do
+	kubectl kustomize "$dir" | (cd deploy/k8s/check && go run ./cmd/k8sdecode)
+done
+
+step "monitoring: promtool checks and tests the alert rules"
+# promtool comes from Debian's prometheus package (.ci/run installs it).
+command -v promtool >/dev/null || { echo "promtool is not installed (apt-get install prometheus)" >&2; exit 1; }
+promtool check rules deploy/monitoring/nqueens-rules.yml
+(cd deploy/monitoring && promtool test rules nqueens-rules_test.yml)
+
+step "releases: goreleaser check, and a build of its targets"
+# goreleaser through the Go module proxy, pinned (.goreleaser.yaml says why
+# this version); `check` validates the configuration, and the build of each
+# target it releases catches code that does not build there.
+GOTOOLCHAIN=local go run github.com/goreleaser/goreleaser/v2@v2.17.0 check
+for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
+	echo "--- go build for $target"
+	CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go build ./cmd/coordinator ./cmd/worker ./cmd/healthprobe ./cmd/nqbench
+done
 
 step "docker-compose end-to-end"
 scripts/compose_e2e.sh
-
-echo
-echo "all checks passed"
-echo "checks: $steps passed, 0 failed"

@@ -10,21 +10,28 @@ import (
 	"regexp"
 	"strings"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
-// Kustomization is the part of a kustomization.yaml that the base uses.
+// Kustomization is the part of a kustomization.yaml that the bases use.
 // Decoding is strict, so a field added to the file must be added here too.
 type Kustomization struct {
-	APIVersion string        `json:"apiVersion"`
-	Kind       string        `json:"kind"`
-	Resources  []string      `json:"resources"`
-	Images     []ImageChange `json:"images,omitempty"`
+	APIVersion         string        `json:"apiVersion"`
+	Kind               string        `json:"kind"`
+	Resources          []string      `json:"resources"`
+	ConfigMapGenerator []Generator   `json:"configMapGenerator,omitempty"`
+	Replicas           []Replicas    `json:"replicas,omitempty"`
+	Replacements       []Replacement `json:"replacements,omitempty"`
+	Images             []ImageChange `json:"images,omitempty"`
 }
 
 // ImageChange is one entry of a kustomization's images list.
@@ -35,31 +42,118 @@ type ImageChange struct {
 	Digest  string `json:"digest,omitempty"`
 }
 
+// Generator is one entry of a kustomization's configMapGenerator.
+type Generator struct {
+	Name     string   `json:"name"`
+	Literals []string `json:"literals,omitempty"`
+}
+
+// Literal returns the value of the generator's literal key=value.
+func (g Generator) Literal(key string) (string, bool) {
+	for _, l := range g.Literals {
+		if k, v, ok := strings.Cut(l, "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Replicas is one entry of a kustomization's replicas list.
+type Replicas struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// Replacement copies a field of one object into fields of others.
+type Replacement struct {
+	Source struct {
+		Kind      string `json:"kind"`
+		Name      string `json:"name"`
+		FieldPath string `json:"fieldPath"`
+	} `json:"source"`
+	Targets []struct {
+		Select struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"select"`
+		FieldPaths []string `json:"fieldPaths"`
+		Options    *struct {
+			Delimiter string `json:"delimiter,omitempty"`
+			Index     int    `json:"index,omitempty"`
+		} `json:"options,omitempty"`
+	} `json:"targets"`
+}
+
 // Objects are the typed objects of a kustomization, by kind.
 type Objects struct {
-	Jobs        []batchv1.Job
-	Deployments []appsv1.Deployment
-	Services    []corev1.Service
-	Secrets     []corev1.Secret
-	Claims      []corev1.PersistentVolumeClaim
+	Jobs            []batchv1.Job
+	Deployments     []appsv1.Deployment
+	Services        []corev1.Service
+	Secrets         []corev1.Secret
+	ConfigMaps      []corev1.ConfigMap
+	Claims          []corev1.PersistentVolumeClaim
+	Budgets         []policyv1.PodDisruptionBudget
+	Policies        []networkingv1.NetworkPolicy
+	Priorities      []schedulingv1.PriorityClass
+	ServiceMonitors []monitoringv1.ServiceMonitor
+	Rules           []monitoringv1.PrometheusRule
+}
+
+// kind is one kind of object the check knows: its apiVersion/kind, and
+// how to decode a document into Objects and count them there.
+type kind struct {
+	gvk, name string
+	add       func(o *Objects, doc []byte) error
+	count     func(o *Objects) int
+}
+
+// kindOf makes the kind whose objects Objects keeps in the list that list
+// returns.
+func kindOf[T any](gvk, name string, list func(*Objects) *[]T) kind {
+	return kind{gvk, name,
+		func(o *Objects, doc []byte) error {
+			var v T
+			if err := decodeStrict(doc, &v); err != nil {
+				return err
+			}
+			*list(o) = append(*list(o), v)
+			return nil
+		},
+		func(o *Objects) int { return len(*list(o)) }}
+}
+
+// kinds are every kind the check lets through, in the order Summary names
+// them.
+var kinds = []kind{
+	kindOf("batch/v1/Job", "Job", func(o *Objects) *[]batchv1.Job { return &o.Jobs }),
+	kindOf("apps/v1/Deployment", "Deployment", func(o *Objects) *[]appsv1.Deployment { return &o.Deployments }),
+	kindOf("v1/Service", "Service", func(o *Objects) *[]corev1.Service { return &o.Services }),
+	kindOf("v1/Secret", "Secret", func(o *Objects) *[]corev1.Secret { return &o.Secrets }),
+	kindOf("v1/ConfigMap", "ConfigMap", func(o *Objects) *[]corev1.ConfigMap { return &o.ConfigMaps }),
+	kindOf("v1/PersistentVolumeClaim", "PersistentVolumeClaim", func(o *Objects) *[]corev1.PersistentVolumeClaim { return &o.Claims }),
+	kindOf("policy/v1/PodDisruptionBudget", "PodDisruptionBudget", func(o *Objects) *[]policyv1.PodDisruptionBudget { return &o.Budgets }),
+	kindOf("networking.k8s.io/v1/NetworkPolicy", "NetworkPolicy", func(o *Objects) *[]networkingv1.NetworkPolicy { return &o.Policies }),
+	kindOf("scheduling.k8s.io/v1/PriorityClass", "PriorityClass", func(o *Objects) *[]schedulingv1.PriorityClass { return &o.Priorities }),
+	kindOf("monitoring.coreos.com/v1/ServiceMonitor", "ServiceMonitor", func(o *Objects) *[]monitoringv1.ServiceMonitor { return &o.ServiceMonitors }),
+	kindOf("monitoring.coreos.com/v1/PrometheusRule", "PrometheusRule", func(o *Objects) *[]monitoringv1.PrometheusRule { return &o.Rules }),
 }
 
 // Count is the number of objects in o.
 func (o Objects) Count() int {
-	return len(o.Jobs) + len(o.Deployments) + len(o.Services) + len(o.Secrets) + len(o.Claims)
+	n := 0
+	for _, k := range kinds {
+		n += k.count(&o)
+	}
+	return n
 }
 
 // Summary names how many objects of each kind o holds, e.g. "1 Job,
-// 2 Services".
+// 2 Service".
 func (o Objects) Summary() string {
 	var parts []string
-	for _, k := range []struct {
-		n    int
-		kind string
-	}{{len(o.Jobs), "Job"}, {len(o.Deployments), "Deployment"}, {len(o.Services), "Service"},
-		{len(o.Secrets), "Secret"}, {len(o.Claims), "PersistentVolumeClaim"}} {
-		if k.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", k.n, k.kind))
+	for _, k := range kinds {
+		if n := k.count(&o); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k.name))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -151,42 +245,15 @@ func (o *Objects) add(doc []byte) error {
 	if err := yaml.Unmarshal(doc, &tm); err != nil {
 		return err
 	}
-	strict := func(into any) error { return decodeStrict(doc, into) }
-	switch gvk := tm.APIVersion + "/" + tm.Kind; gvk {
-	case "batch/v1/Job":
-		var v batchv1.Job
-		if err := strict(&v); err != nil {
-			return err
+	gvk := tm.APIVersion + "/" + tm.Kind
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k.gvk == gvk {
+			return k.add(o, doc)
 		}
-		o.Jobs = append(o.Jobs, v)
-	case "apps/v1/Deployment":
-		var v appsv1.Deployment
-		if err := strict(&v); err != nil {
-			return err
-		}
-		o.Deployments = append(o.Deployments, v)
-	case "v1/Service":
-		var v corev1.Service
-		if err := strict(&v); err != nil {
-			return err
-		}
-		o.Services = append(o.Services, v)
-	case "v1/Secret":
-		var v corev1.Secret
-		if err := strict(&v); err != nil {
-			return err
-		}
-		o.Secrets = append(o.Secrets, v)
-	case "v1/PersistentVolumeClaim":
-		var v corev1.PersistentVolumeClaim
-		if err := strict(&v); err != nil {
-			return err
-		}
-		o.Claims = append(o.Claims, v)
-	default:
-		return fmt.Errorf("unexpected object %q (the check knows Job, Deployment, Service, Secret, PersistentVolumeClaim)", gvk)
+		names[i] = k.name
 	}
-	return nil
+	return fmt.Errorf("unexpected object %q (the check knows %s)", gvk, strings.Join(names, ", "))
 }
 
 // decodeStrict decodes one YAML document into v the way the API server
@@ -226,6 +293,11 @@ type ComposeService struct {
 	Healthcheck *struct {
 		Test []string `json:"test"`
 	} `json:"healthcheck"`
+	Build *struct {
+		Context    string            `json:"context"`
+		Dockerfile string            `json:"dockerfile"`
+		Args       map[string]string `json:"args"`
+	} `json:"build"`
 	DependsOn map[string]struct {
 		Condition string `json:"condition"`
 	} `json:"depends_on"`
@@ -251,6 +323,11 @@ func LoadCompose(path string) (Compose, error) {
 		}
 		for k, v := range s.Environment {
 			s.Environment[k] = Interpolate(v)
+		}
+		if s.Build != nil {
+			for k, v := range s.Build.Args {
+				s.Build.Args[k] = Interpolate(v)
+			}
 		}
 		c.Services[name] = s
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,9 +17,10 @@ import (
 )
 
 const (
-	k8sDir      = ".."
-	composePath = "../../docker-compose.yml"
-	tokenEnv    = "NQUEENS_TOKEN"
+	k8sDir        = ".."
+	monitoringDir = "../monitoring"
+	composePath   = "../../docker-compose.yml"
+	tokenEnv      = "NQUEENS_TOKEN"
 )
 
 // pod is a pod template with the name of the object that holds it.
@@ -31,19 +33,26 @@ type pod struct {
 // setup loads the kustomization, its objects and the Compose file.
 func setup(t *testing.T) (Kustomization, Objects, Compose) {
 	t.Helper()
-	k, err := LoadKustomization(k8sDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := LoadObjects(k8sDir, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, objs := load(t, k8sDir)
 	c, err := LoadCompose(composePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k, objs, c
+}
+
+// load decodes the kustomization in dir and its objects.
+func load(t *testing.T, dir string) (Kustomization, Objects) {
+	t.Helper()
+	k, err := LoadKustomization(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := LoadObjects(dir, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, objs
 }
 
 func pods(o Objects) []pod {
@@ -61,33 +70,46 @@ func pods(o Objects) []pod {
 // kustomization would silently not be deployed, and one listed twice or
 // missing would break `kubectl apply -k`.
 func TestKustomizationListsEveryManifest(t *testing.T) {
-	k, err := LoadKustomization(k8sDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(k8sDir, "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var onDisk []string
-	for _, f := range files {
-		if base := filepath.Base(f); base != "kustomization.yaml" {
-			onDisk = append(onDisk, base)
+	for _, dir := range []string{k8sDir, monitoringDir} {
+		k, err := LoadKustomization(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	listed := slices.Clone(k.Resources)
-	slices.Sort(listed)
-	slices.Sort(onDisk)
-	if !slices.Equal(listed, onDisk) {
-		t.Errorf("kustomization resources = %v, want the manifests in deploy/k8s: %v", listed, onDisk)
+		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var onDisk []string
+		for _, f := range files {
+			if base := filepath.Base(f); base != "kustomization.yaml" {
+				onDisk = append(onDisk, base)
+			}
+		}
+		listed := slices.Clone(k.Resources)
+		slices.Sort(listed)
+		slices.Sort(onDisk)
+		if !slices.Equal(listed, onDisk) {
+			t.Errorf("%s: kustomization resources = %v, want the manifests beside it: %v", dir, listed, onDisk)
+		}
 	}
 }
 
 func TestManifestsDecodeStrictly(t *testing.T) {
 	_, objs, _ := setup(t)
-	if len(objs.Jobs) != 1 || len(objs.Deployments) != 1 || len(objs.Services) != 1 || len(objs.Secrets) != 1 || len(objs.Claims) != 1 {
-		t.Errorf("got %s; want one Job, Deployment, Service, Secret and PersistentVolumeClaim", objs.Summary())
+	if got, want := objs.Summary(), "1 Job, 1 Deployment, 1 Service, 1 PersistentVolumeClaim, 1 PodDisruptionBudget, 1 NetworkPolicy, 1 PriorityClass"; got != want {
+		t.Errorf("deploy/k8s holds %s; want %s", got, want)
 	}
+	mon := loadMonitoring(t)
+	if got, want := mon.Summary(), "1 ServiceMonitor, 1 PrometheusRule"; got != want {
+		t.Errorf("deploy/k8s/monitoring holds %s; want %s", got, want)
+	}
+}
+
+// loadMonitoring decodes deploy/k8s/monitoring's objects.
+func loadMonitoring(t *testing.T) Objects {
+	t.Helper()
+	_, objs := load(t, monitoringDir)
+	return objs
 }
 
 // TestStrictDecodingCatchesTypos proves the check itself: a misspelt or
@@ -100,8 +122,8 @@ func TestStrictDecodingCatchesTypos(t *testing.T) {
 	for _, tc := range []struct{ from, to string }{
 		{"imagePullPolicy:", "imagePullPolcy:"},
 		{"readOnlyRootFilesystem:", "readOnlyRootFileSystem:"},
-		{"replicas:", "replica:"},
-		{"replicas: 4", "replicas: 4\n  replicas: 5"}, // duplicate field
+		{"selector:", "selectr:"},
+		{"terminationGracePeriodSeconds: 30", "terminationGracePeriodSeconds: 30\n      terminationGracePeriodSeconds: 5"}, // duplicate field
 	} {
 		if !strings.Contains(string(data), tc.from) {
 			t.Fatalf("worker-deployment.yaml has no %q to misspell", tc.from)
@@ -113,7 +135,7 @@ func TestStrictDecodingCatchesTypos(t *testing.T) {
 		}
 	}
 	var o Objects
-	if err := o.add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")); err == nil {
+	if err := o.add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n")); err == nil {
 		t.Error("decoding an unexpected kind succeeded, want an error")
 	}
 }
@@ -299,8 +321,9 @@ func servicePort(t *testing.T, svc corev1.Service, name string) corev1.ServicePo
 }
 
 // TestStatusPortMatches: the coordinator's status server (--http) is on one
-// port in Compose (exposed, and published on the host's loopback only),
-// the Job (container port http, scrape annotations) and the Service.
+// port in Compose (exposed, and published on a fixed port of the host's
+// loopback only), the Job (container port http) and the Service; no
+// prometheus.io/scrape annotation invites a scraper that has no token.
 func TestStatusPortMatches(t *testing.T) {
 	_, objs, c := setup(t)
 	cs := c.Services["coordinator"]
@@ -314,6 +337,8 @@ func TestStatusPortMatches(t *testing.T) {
 	}
 	if len(cs.Ports) != 1 || !strings.HasPrefix(cs.Ports[0], "127.0.0.1:") || !strings.HasSuffix(cs.Ports[0], ":"+httpPort) {
 		t.Errorf("compose coordinator ports = %v, want the status port %s published on 127.0.0.1 only", cs.Ports, httpPort)
+	} else if parts := strings.Split(cs.Ports[0], ":"); len(parts) != 3 || parts[1] == "" {
+		t.Errorf("compose coordinator ports = %v, want a fixed host port (HOST:PORT:%s): Docker picks a new one at every start otherwise", cs.Ports, httpPort)
 	}
 	for name, s := range c.Services {
 		if name != "coordinator" && len(s.Ports) > 0 {
@@ -331,8 +356,8 @@ func TestStatusPortMatches(t *testing.T) {
 	ann := objs.Jobs[0].Spec.Template.Annotations
 	svc := objs.Services[0]
 	for owner, a := range map[string]map[string]string{job.owner + " pod": ann, "Service/" + svc.Name: svc.Annotations} {
-		if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != httpPort || a["prometheus.io/path"] != "/metrics" {
-			t.Errorf("%s annotations %v, want prometheus.io/scrape true, port %s, path /metrics", owner, a, httpPort)
+		if _, ok := a["prometheus.io/scrape"]; ok {
+			t.Errorf("%s has a prometheus.io/scrape annotation: a scraper that finds it has no token and gets 401", owner)
 		}
 	}
 	sp := servicePort(t, svc, "http")
@@ -435,14 +460,18 @@ func TestSecurity(t *testing.T) {
 	}
 }
 
-// TestTokenFromSecret: the join token reaches every container from a Secret
-// of the kustomization, never as a literal, and Compose shares one token.
+// TestTokenFromSecret: the join token reaches every container from one
+// Secret, never as a literal, and the ServiceMonitor scrapes with the same
+// one; the kustomizations hold no Secret (a token kept in the repository
+// would be deployed as it is), and deploy/README.md's one-liner makes that
+// Secret with that key; Compose shares one token.
 func TestTokenFromSecret(t *testing.T) {
 	_, objs, c := setup(t)
-	secrets := map[string]corev1.Secret{}
-	for _, s := range objs.Secrets {
-		secrets[s.Name] = s
+	mon := loadMonitoring(t)
+	if n := len(objs.Secrets) + len(mon.Secrets); n != 0 {
+		t.Errorf("the kustomizations hold %d Secrets, want none: the token is made at deploy time", n)
 	}
+	var refs []corev1.SecretKeySelector
 	for _, p := range pods(objs) {
 		for _, ctr := range p.spec.Containers {
 			where := p.owner + " container " + ctr.Name
@@ -456,23 +485,39 @@ func TestTokenFromSecret(t *testing.T) {
 				t.Errorf("%s %s is not from a Secret", where, tokenEnv)
 				continue
 			}
-			ref := e.ValueFrom.SecretKeyRef
-			s, ok := secrets[ref.Name]
-			if !ok {
-				t.Errorf("%s %s names Secret %q, which the kustomization does not hold", where, tokenEnv, ref.Name)
-				continue
-			}
-			_, inString := s.StringData[ref.Key]
-			_, inData := s.Data[ref.Key]
-			if !inString && !inData {
-				t.Errorf("%s %s names key %q, which Secret/%s does not have", where, tokenEnv, ref.Key, s.Name)
+			refs = append(refs, *e.ValueFrom.SecretKeyRef)
+		}
+	}
+	for _, sm := range mon.ServiceMonitors {
+		for _, ep := range sm.Spec.Endpoints {
+			if a := ep.Authorization; a == nil || a.Credentials == nil || (a.Type != "" && !strings.EqualFold(a.Type, "Bearer")) {
+				t.Errorf("ServiceMonitor/%s endpoint %s: authorization %+v, want Bearer credentials from the token Secret", sm.Name, ep.Port, a)
+			} else {
+				refs = append(refs, *a.Credentials)
 			}
 		}
 	}
-	want := c.Services["coordinator"].Environment[tokenEnv]
+	if len(refs) == 0 {
+		t.Fatal("nothing reads the token")
+	}
+	want := refs[0]
+	for _, r := range refs {
+		if r.Name != want.Name || r.Key != want.Key || (r.Optional != nil && *r.Optional) {
+			t.Errorf("token from Secret %s key %s (optional %v), want every reader on %s key %s, not optional", r.Name, r.Key, r.Optional, want.Name, want.Key)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "kubectl create secret generic " + want.Name + " --from-literal=" + want.Key + "="
+	if !strings.Contains(string(readme), line) {
+		t.Errorf("deploy/README.md has no %q...: the Secret the pods read is made nowhere", line)
+	}
+	token := c.Services["coordinator"].Environment[tokenEnv]
 	for name, s := range c.Services {
-		if got := s.Environment[tokenEnv]; got == "" || got != want {
-			t.Errorf("compose %s %s = %q, want the coordinator's %q", name, tokenEnv, got, want)
+		if got := s.Environment[tokenEnv]; got == "" || got != token {
+			t.Errorf("compose %s %s = %q, want the coordinator's %q", name, tokenEnv, got, token)
 		}
 	}
 }
@@ -505,15 +550,14 @@ func TestInterpolate(t *testing.T) {
 	}
 }
 
-// TestDockerfileMatchesCompose: the image runs as the same user, and its
-// HEALTHCHECK probes the port that both roles serve health on.
-func TestDockerfileMatchesCompose(t *testing.T) {
-	_, _, c := setup(t)
-	data, err := os.ReadFile("../../Dockerfile")
+// dockerfile indexes the Dockerfile's instructions by keyword, continuation
+// lines joined.
+func dockerfile(t *testing.T) (string, map[string][]string) {
+	t.Helper()
+	data, err := os.ReadFile("../../../Dockerfile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Join continuation lines, then index instructions by keyword.
 	text := strings.ReplaceAll(string(data), "\\\n", " ")
 	instr := map[string][]string{}
 	for _, line := range strings.Split(text, "\n") {
@@ -523,8 +567,19 @@ func TestDockerfileMatchesCompose(t *testing.T) {
 		}
 		instr[strings.ToUpper(f[0])] = append(instr[strings.ToUpper(f[0])], strings.Join(f[1:], " "))
 	}
-	if got := instr["FROM"]; len(got) != 1 || got[0] != "scratch" {
-		t.Errorf("Dockerfile FROM = %q, want only scratch", got)
+	return text, instr
+}
+
+// TestDockerfileMatchesCompose: the image ends FROM scratch and runs as the
+// same user; its HEALTHCHECK probes the port that both roles serve health
+// on; every program that Compose, Kubernetes and the HEALTHCHECK start is
+// one the Dockerfile builds; and Compose builds with the Dockerfile's
+// default builder image.
+func TestDockerfileMatchesCompose(t *testing.T) {
+	_, objs, c := setup(t)
+	text, instr := dockerfile(t)
+	if got := instr["FROM"]; len(got) == 0 || got[len(got)-1] != "scratch" {
+		t.Errorf("Dockerfile FROM = %q, want the last stage FROM scratch", got)
 	}
 	if got, want := instr["USER"], c.Services["coordinator"].User; len(got) != 1 || got[0] != want {
 		t.Errorf("Dockerfile USER = %q, want %q like compose", got, want)
@@ -552,34 +607,82 @@ func TestDockerfileMatchesCompose(t *testing.T) {
 			t.Errorf("Dockerfile HEALTHCHECK probes port %s, but compose %s is on %s", probe, what, port)
 		}
 	}
-	if got := instr["EXPOSE"]; !slices.Contains(got, probe) {
+	if got := strings.Fields(strings.Join(instr["EXPOSE"], " ")); !slices.Contains(got, probe) {
 		t.Errorf("Dockerfile EXPOSE = %q, want %s", got, probe)
+	}
+
+	// The programs: ./cmd/X built and renamed nqueens-X.
+	built := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\./cmd/(\w+)`).FindAllStringSubmatch(text, -1) {
+		built["nqueens-"+m[1]] = true
+	}
+	if !strings.Contains(text, `"/out/bin/nqueens-$cmd"`) {
+		t.Error("the Dockerfile no longer renames ./cmd/X to nqueens-X: the test's list of programs is wrong")
+	}
+	started := map[string]string{"Dockerfile HEALTHCHECK": strings.TrimPrefix(argv[0], "/usr/local/bin/")}
+	for name, args := range map[string][]string{"coordinator": cargs, "worker": wargs} {
+		started["compose "+name] = args[0]
+		if hc := c.Services[name].Healthcheck; hc != nil && len(hc.Test) > 1 {
+			started["compose "+name+" healthcheck"] = strings.TrimPrefix(hc.Test[1], "/usr/local/bin/")
+		}
+	}
+	for _, p := range pods(objs) {
+		for _, ctr := range p.spec.Containers {
+			if len(ctr.Command) > 0 {
+				started[p.owner] = ctr.Command[0]
+			}
+		}
+	}
+	for who, prog := range started {
+		if !built[prog] {
+			t.Errorf("%s starts %q, which the Dockerfile does not build (it builds %v)", who, prog, built)
+		}
+	}
+
+	// Compose's default builder image is the Dockerfile's.
+	var def string
+	for _, a := range instr["ARG"] {
+		if v, ok := strings.CutPrefix(a, "GO_IMAGE="); ok {
+			def = v
+		}
+	}
+	b := c.Services["coordinator"].Build
+	if b == nil || def == "" || b.Args["GO_IMAGE"] != def {
+		t.Errorf("compose coordinator build = %+v, want args GO_IMAGE defaulting to the Dockerfile's %q", b, def)
 	}
 }
 
-// TestKustomizeBuild renders the base with kubectl's built-in kustomize, when
-// kubectl is installed, and decodes the result strictly too: this is what
-// `kubectl apply -k deploy/k8s` sends.
-func TestKustomizeBuild(t *testing.T) {
+// render runs kubectl's built-in kustomize on dir and decodes the result
+// strictly: this is what `kubectl apply -k dir` sends. Without kubectl the
+// test is skipped (the manifests are still decoded one by one).
+func render(t *testing.T, dir string) Objects {
+	t.Helper()
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("kubectl is not installed; the manifests were still decoded one by one")
 	}
-	out, err := exec.Command(kubectl, "kustomize", k8sDir).Output()
+	out, err := exec.Command(kubectl, "kustomize", dir).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			t.Fatalf("kubectl kustomize %s: %v\n%s", k8sDir, err, ee.Stderr)
+			t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, ee.Stderr)
 		}
-		t.Fatalf("kubectl kustomize %s: %v", k8sDir, err)
+		t.Fatalf("kubectl kustomize %s: %v", dir, err)
 	}
 	rendered, err := DecodeStream(bytes.NewReader(out))
 	if err != nil {
-		t.Fatalf("kubectl kustomize %s: %v", k8sDir, err)
+		t.Fatalf("kubectl kustomize %s: %v", dir, err)
 	}
-	_, objs, c := setup(t)
-	if rendered.Count() != objs.Count() {
-		t.Errorf("kustomize rendered %s, want %s", rendered.Summary(), objs.Summary())
+	return rendered
+}
+
+// TestKustomizeBuild: both kustomizations render, every object decodes
+// strictly, none is lost, and the pods run the image Compose runs.
+func TestKustomizeBuild(t *testing.T) {
+	rendered := render(t, k8sDir)
+	k, objs, c := setup(t)
+	if got, want := rendered.Count(), objs.Count()+len(k.ConfigMapGenerator); got != want {
+		t.Errorf("kustomize rendered %s, want %s and the generated ConfigMap", rendered.Summary(), objs.Summary())
 	}
 	want := c.Services["coordinator"].Image
 	for _, p := range pods(rendered) {
@@ -588,6 +691,61 @@ func TestKustomizeBuild(t *testing.T) {
 				t.Errorf("rendered %s container %s image = %q, want %q", p.owner, ctr.Name, ctr.Image, want)
 			}
 		}
+	}
+	if got, want := render(t, monitoringDir).Summary(), loadMonitoring(t).Summary(); got != want {
+		t.Errorf("kustomize rendered %s for deploy/k8s/monitoring, want %s", got, want)
+	}
+}
+
+// jobSettings returns the rendered coordinator's --n and the workers'
+// replicas.
+func jobSettings(t *testing.T, o Objects) (string, int32) {
+	t.Helper()
+	if len(o.Jobs) != 1 || len(o.Deployments) != 1 || o.Deployments[0].Spec.Replicas == nil {
+		t.Fatalf("rendered %s, want one Job and one Deployment with replicas", o.Summary())
+	}
+	n, _ := FlagValue(args(o.Jobs[0].Spec.Template.Spec.Containers[0]), "n")
+	return n, *o.Deployments[0].Spec.Replicas
+}
+
+// TestJobSettingsOneLine: the board size and the number of workers are one
+// line each in kustomization.yaml (as deploy/README.md says), and editing
+// that line changes what is deployed.
+func TestJobSettingsOneLine(t *testing.T) {
+	k, _, _ := setup(t)
+	if len(k.ConfigMapGenerator) != 1 || len(k.Replicas) != 1 {
+		t.Fatalf("kustomization.yaml: configMapGenerator %v, replicas %v; want one of each", k.ConfigMapGenerator, k.Replicas)
+	}
+	n, _ := k.ConfigMapGenerator[0].Literal("n")
+	n0, r0 := jobSettings(t, render(t, k8sDir))
+	if n0 != n || int(r0) != k.Replicas[0].Count {
+		t.Errorf("rendered --n=%s and %d workers, want the kustomization's n=%s and count %d", n0, r0, n, k.Replicas[0].Count)
+	}
+
+	dir := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(k8sDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(f) == "kustomization.yaml" {
+			for from, to := range map[string]string{"- n=" + n + "\n": "- n=23\n", "count: " + strconv.Itoa(k.Replicas[0].Count) + "\n": "count: 7\n"} {
+				if strings.Count(string(data), from) != 1 {
+					t.Fatalf("kustomization.yaml has not one line %q", from)
+				}
+				data = []byte(strings.Replace(string(data), from, to, 1))
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n1, r1 := jobSettings(t, render(t, dir)); n1 != "23" || r1 != 7 {
+		t.Errorf("with n=23 and count: 7, rendered --n=%s and %d workers", n1, r1)
 	}
 }
 
@@ -609,14 +767,17 @@ func TestDecodeStream(t *testing.T) {
 		t.Fatalf("DecodeStream of the manifests = %s, %v; want %s", got.Summary(), err, objs.Summary())
 	}
 	last := len(stream) - 1
+	for !strings.Contains(stream[last], "securityContext:") {
+		last--
+	}
 	bad := slices.Clone(stream)
 	bad[last] = strings.Replace(bad[last], "securityContext:", "securityContex:", 1)
 	if bad[last] == stream[last] {
 		t.Fatalf("%s has no securityContext to misspell", k.Resources[last])
 	}
 	_, err = DecodeStream(strings.NewReader(strings.Join(bad, "\n---\n")))
-	if want := "document " + strconv.Itoa(len(stream)) + ": "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "securityContex") {
-		t.Errorf("DecodeStream with a misspelt field in the last document: %v; want an error starting %q naming the field", err, want)
+	if want := "document " + strconv.Itoa(last+1) + ": "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "securityContex") {
+		t.Errorf("DecodeStream with a misspelt field in document %d: %v; want an error starting %q naming the field", last+1, err, want)
 	}
 	if _, err := DecodeStream(strings.NewReader("# nothing\n---\n")); err == nil {
 		t.Error("DecodeStream of a stream with no objects succeeded, want an error")
