@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -29,5 +30,35 @@ func BenchmarkJoinTotal(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSymSearch checks S90 and S180 against every solution turned by hand.
+func TestSymSearch(t *testing.T) {
+	for n := 1; n <= 12; n++ {
+		var s90, s180 uint64
+		for s := range Solutions(n, nil) {
+			turn := func(q []int) []int { // (r, c) -> (c, n-1-r)
+				o := make([]int, n)
+				for r, c := range q {
+					o[c] = n - 1 - r
+				}
+				return o
+			}
+			t1 := turn(s)
+			t2 := turn(t1)
+			if slices.Equal(t1, s) {
+				s90++
+			}
+			if slices.Equal(t2, s) {
+				s180++
+			}
+		}
+		if g := symSearch(n, true); g != s90 {
+			t.Errorf("symSearch(%d, quarter) = %d, want %d", n, g, s90)
+		}
+		if g := symSearch(n, false); g != s180 {
+			t.Errorf("symSearch(%d, half) = %d, want %d", n, g, s180)
+		}
 	}
 }
