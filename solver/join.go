@@ -99,46 +99,37 @@ func (c *joinConfig) canonical(n int, e uint32) (bool, uint64) {
 	return true, distinct
 }
 
-// joinMask is the part of a half-board placement that can collide with the
-// other half: bit i of the low word is anti-diagonal r+c = n-h+i, bit i of
-// the high word diagonal r-c = i-(h-1), for i < 2h-1 (the diagonals both
-// halves reach). Two placements fit together iff their masks share no bit.
-func joinMask(n, r, c int) uint64 {
-	h := n / 2
-	var m uint64
-	if a := r + c - (n - h); a >= 0 && a < 2*h-1 {
-		m |= 1 << a
-	}
-	if d := r - c + h - 1; d >= 0 && d < 2*h-1 {
-		m |= 1 << (32 + d)
-	}
-	return m
-}
-
-// halfBoards appends to dst the masks of every placement of one queen in
-// each row of rows, in distinct columns of cols, attacking neither each
-// other nor the fixed queens, and returns dst.
+// halfBoards appends to dst the packed masks (see pack) of every placement
+// of one queen in each row of rows, in distinct columns of cols, attacking
+// neither each other nor the fixed queens, and returns dst: the plain
+// recursive reference for JoinCounter.halves.
 func (c *joinConfig) halfBoards(n int, rows, cols uint32, dst []uint64) []uint64 {
-	if rows == 0 {
-		return append(dst, 0)
+	h := n / 2
+	var d0 uint64
+	for r := range n {
+		for col := range n {
+			if c.diagD>>(r-col+n-1)&1 != 0 {
+				d0 |= 1 << (col - r + n - 1)
+			}
+		}
 	}
-	var rec func(rows, cols uint32, a, d, m uint64)
-	rec = func(rows, cols uint32, a, d, m uint64) {
+	var rec func(rows, cols uint32, a, d uint64)
+	rec = func(rows, cols uint32, a, d uint64) {
 		if rows == 0 {
-			dst = append(dst, m)
+			dst = append(dst, pack(a^c.diagA, d^d0, n, h, uint64(1)<<(2*h-1)-1, uint(2*h-1)))
 			return
 		}
 		r := bits.TrailingZeros32(rows)
 		for avail := cols; avail != 0; avail &= avail - 1 {
 			col := bits.TrailingZeros32(avail)
-			ba, bd := uint64(1)<<(r+col), uint64(1)<<(r-col+n-1)
+			ba, bd := uint64(1)<<(r+col), uint64(1)<<(col-r+n-1)
 			if a&ba != 0 || d&bd != 0 {
 				continue
 			}
-			rec(rows&(rows-1), cols&^(1<<col), a|ba, d|bd, m|joinMask(n, r, col))
+			rec(rows&(rows-1), cols&^(1<<col), a|ba, d|bd)
 		}
 	}
-	rec(rows, cols, c.diagA, c.diagD, 0)
+	rec(rows, cols, c.diagA, d0)
 	return dst
 }
 
@@ -156,7 +147,8 @@ func countPairs(west, east []uint64) uint64 {
 	return t
 }
 
-// joinTotal counts the solutions of an n-board with the join engine.
+// joinTotal counts the solutions of an n-board with the join engine's
+// plain reference: halfBoards and countPairs on every row set.
 func joinTotal(n int) (uint64, error) {
 	if n < 1 || n > joinMaxN {
 		return 0, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)

@@ -8,7 +8,7 @@ import (
 
 func TestJoinTotal(t *testing.T) {
 	for _, k := range known {
-		if k.n > 15 && !*long {
+		if k.n > 13 {
 			continue
 		}
 		got, err := joinTotal(k.n)
@@ -21,12 +21,15 @@ func TestJoinTotal(t *testing.T) {
 	}
 }
 
-func BenchmarkJoinTotal(b *testing.B) {
-	for _, n := range []int{14, 16} {
+// BenchmarkJoinCount counts whole boards with the join engine on one
+// goroutine, fundamental count included.
+func BenchmarkJoinCount(b *testing.B) {
+	for _, n := range []int{14, 16, 17} {
 		b.Run(fmt.Sprint("N=", n), func(b *testing.B) {
+			want, _ := Known(n)
 			for b.Loop() {
-				if _, err := joinTotal(n); err != nil {
-					b.Fatal(err)
+				if c, err := JoinCount(n); err != nil || c.Total != want.Total {
+					b.Fatalf("JoinCount(%d) = %v, %v; want %d", n, c, err, want.Total)
 				}
 			}
 		})
@@ -59,6 +62,25 @@ func TestSymSearch(t *testing.T) {
 		}
 		if g := symSearch(n, false); g != s180 {
 			t.Errorf("symSearch(%d, half) = %d, want %d", n, g, s180)
+		}
+	}
+}
+
+// TestJoinCount checks the join engine's totals and fundamentals against
+// the published counts, N=1..17 (-long: to 19).
+func TestJoinCount(t *testing.T) {
+	top := 17
+	if *long {
+		top = 19
+	}
+	for n := 1; n <= top; n++ {
+		want, _ := Known(n)
+		got, err := JoinCount(n)
+		if err != nil {
+			t.Fatalf("JoinCount(%d): %v", n, err)
+		}
+		if got.Total != want.Total || got.Unique != want.Unique {
+			t.Errorf("JoinCount(%d) = %d total, %d unique; want %d, %d", n, got.Total, got.Unique, want.Total, want.Unique)
 		}
 	}
 }

@@ -1,0 +1,257 @@
+package solver
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// JoinPlan splits a join count of an n-board into units of work: each unit
+// is a range of the east row sets of one fixed-queen configuration, in
+// colex order. Units are deterministic (the same n and size give the same
+// units) and of roughly even size: each covers about the same number of row
+// sets, counting those a mirror makes redundant as a quarter.
+type JoinPlan struct {
+	N     int
+	cfgs  []joinConfig
+	units []joinUnit
+}
+
+// joinUnit is the row sets of rank lo..hi-1 of configuration cfg.
+type joinUnit struct {
+	cfg    int
+	lo, hi uint64
+}
+
+// DefaultJoinTasks is how many units NewJoinPlan makes by default: enough
+// for a few dozen threads to share evenly, few enough that each unit
+// amortises its setup.
+const DefaultJoinTasks = 256
+
+// NewJoinPlan plans a join count of an n-board in about tasks units (at
+// least one per fixed-queen configuration; tasks < 1 means
+// DefaultJoinTasks).
+func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
+	if n < 1 || n > joinMaxN {
+		return nil, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)
+	}
+	if tasks < 1 {
+		tasks = DefaultJoinTasks
+	}
+	p := &JoinPlan{N: n}
+	if n == 1 {
+		return p, nil
+	}
+	p.cfgs = joinConfigs(n)
+	// Work per configuration in row sets; a mirrored configuration visits
+	// all of its sets but joins about a quarter of them.
+	work := make([]float64, len(p.cfgs))
+	var sum float64
+	for i, c := range p.cfgs {
+		work[i] = float64(binomial(len(c.free), c.k))
+		if c.rowSym {
+			work[i] /= 4
+		}
+		sum += work[i]
+	}
+	for i, c := range p.cfgs {
+		sets := binomial(len(c.free), c.k)
+		parts := uint64(float64(tasks)*work[i]/sum + 0.5)
+		parts = max(1, min(parts, sets))
+		for j := range parts {
+			p.units = append(p.units, joinUnit{cfg: i, lo: sets * j / parts, hi: sets * (j + 1) / parts})
+		}
+	}
+	return p, nil
+}
+
+// NumTasks returns the number of units of the plan.
+func (p *JoinPlan) NumTasks() int {
+	if p.N == 1 {
+		return 1
+	}
+	return len(p.units)
+}
+
+// CountTask returns the number of solutions that unit i contributes. It
+// allocates its tables; a goroutine that counts many units keeps a
+// JoinCounter instead.
+func (p *JoinPlan) CountTask(i int) (uint64, error) {
+	return p.NewCounter().Count(i)
+}
+
+// Fundamental returns the number of fundamental solutions of the plan's
+// board, given its total (the sum of every unit's count), by Burnside's
+// lemma from a search over symmetric boards (see symSearch).
+func (p *JoinPlan) Fundamental(total uint64) uint64 {
+	return fundamental(p.N, total)
+}
+
+// JoinCount counts an n-board's total and fundamental solutions with the
+// join engine on one goroutine (Nodes stays zero).
+func JoinCount(n int) (Counts, error) {
+	p, err := NewJoinPlan(n, 1)
+	if err != nil {
+		return Counts{}, err
+	}
+	c := p.NewCounter()
+	var total uint64
+	for i := range p.NumTasks() {
+		t, err := c.Count(i)
+		if err != nil {
+			return Counts{}, err
+		}
+		total += t
+	}
+	return Counts{Total: total, Unique: p.Fundamental(total)}, nil
+}
+
+// JoinCounter counts units of one plan, reusing its buffers: counting
+// allocates only while the buffers grow to the board's largest row set. It
+// is not safe for concurrent use; give each goroutine its own.
+type JoinCounter struct {
+	p          *JoinPlan
+	west, east []uint64
+	tab        []uint64 // bit-sliced tables of the east masks, see countSliced
+}
+
+// NewCounter returns a counter for the units of p.
+func (p *JoinPlan) NewCounter() *JoinCounter {
+	return &JoinCounter{p: p}
+}
+
+// Count returns the number of solutions that unit i contributes.
+func (jc *JoinCounter) Count(i int) (uint64, error) {
+	p := jc.p
+	if i < 0 || i >= p.NumTasks() {
+		return 0, fmt.Errorf("join task %d out of range 0..%d", i, p.NumTasks()-1)
+	}
+	if p.N == 1 {
+		return 1, nil
+	}
+	u := p.units[i]
+	cfg := &p.cfgs[u.cfg]
+	if cfg.k == 0 {
+		// Only n = 2, 3 have no east column left: one empty row set.
+		return 0, nil
+	}
+	var total uint64
+	comb := unrankComb(u.lo, cfg.k)
+	for r := u.lo; r < u.hi; r, comb = r+1, nextComb(comb) {
+		e := cfg.stretch(comb)
+		ok, mult := cfg.canonical(p.N, e)
+		if !ok {
+			continue
+		}
+		jc.east = jc.halves(cfg, e, cfg.east, jc.east[:0])
+		if len(jc.east) == 0 {
+			continue
+		}
+		jc.west = jc.halves(cfg, cfg.freeRows&^e, cfg.west, jc.west[:0])
+		total += cfg.weight * mult * jc.pairs()
+	}
+	return total, nil
+}
+
+// binomial returns n choose k.
+func binomial(n, k int) uint64 {
+	if k < 0 || k > n {
+		return 0
+	}
+	r := uint64(1)
+	for i := 1; i <= k; i++ {
+		r = r * uint64(n-k+i) / uint64(i)
+	}
+	return r
+}
+
+// unrankComb returns the k-subset of rank r in colex order (the order
+// nextComb walks) as a bit mask.
+func unrankComb(r uint64, k int) uint32 {
+	var x uint32
+	for i := k; i >= 1; i-- {
+		c := i - 1
+		for binomial(c+1, i) <= r {
+			c++
+		}
+		x |= 1 << c
+		r -= binomial(c, i)
+	}
+	return x
+}
+
+// halves appends to dst the packed masks (see pack) of every placement of
+// one queen in each row of rows, in distinct columns of cols, attacking
+// neither each other nor cfg's fixed queens, and returns dst. It walks the
+// rows in order with an explicit stack; the anti-diagonals (bit r+c) and
+// diagonals (bit c-r+n-1) are board-wide masks, shifted to the row.
+func (jc *JoinCounter) halves(cfg *joinConfig, rows, cols uint32, dst []uint64) []uint64 {
+	n := jc.p.N
+	h := n / 2
+	var rs [joinMaxN]int
+	depth := 0
+	for x := rows; x != 0; x &= x - 1 {
+		rs[depth] = bits.TrailingZeros32(x)
+		depth++
+	}
+	if depth == 0 {
+		return append(dst, 0)
+	}
+	var (
+		avail [joinMaxN]uint32
+		free  [joinMaxN + 1]uint32
+		as    [joinMaxN + 1]uint64
+		ds    [joinMaxN + 1]uint64
+	)
+	// The fixed queens' diagonals, with the diagonal index turned to c-r.
+	var d0 uint64
+	for x := cfg.diagD; x != 0; x &= x - 1 {
+		b := bits.TrailingZeros64(x) // r-c+n-1
+		d0 |= 1 << (2*(n-1) - b)     // c-r+n-1
+	}
+	mA, sD := uint64(1)<<(2*h-1)-1, uint(2*h-1)
+	free[0], as[0], ds[0] = cols, cfg.diagA, d0
+	avail[0] = cols &^ uint32(as[0]>>rs[0]) &^ uint32(ds[0]>>(n-1-rs[0]))
+	i := 0
+	for i >= 0 {
+		if avail[i] == 0 {
+			i--
+			continue
+		}
+		r := rs[i]
+		bit := avail[i] & -avail[i]
+		avail[i] ^= bit
+		c := bits.TrailingZeros32(bit)
+		a := as[i] | 1<<(r+c)
+		d := ds[i] | 1<<(c-r+n-1)
+		if i == depth-1 {
+			dst = append(dst, pack(a^as[0], d^ds[0], n, h, mA, sD)) // without the fixed queens
+			continue
+		}
+		i++
+		free[i], as[i], ds[i] = free[i-1]&^bit, a, d
+		r = rs[i]
+		avail[i] = free[i] &^ uint32(a>>r) &^ uint32(d>>(n-1-r))
+	}
+	return dst
+}
+
+// pack returns the interface of a half-board from its board-wide
+// anti-diagonals a (bit r+c) and diagonals d (bit c-r+n-1): the 2h-1
+// anti-diagonals r+c = n-h..n+h-2 in bits 0..2h-2, then the 2h-1
+// diagonals c-r = -(h-1)..h-1, the ones both halves reach. Two halves fit
+// together iff their packs share no bit.
+func pack(a, d uint64, n, h int, mA uint64, sD uint) uint64 {
+	return (a>>(n-h))&mA | ((d>>(n-h))&mA)<<sD
+}
+
+// pairs returns how many (west, east) pairs of jc's masks share no bit.
+func (jc *JoinCounter) pairs() uint64 {
+	w, e := jc.west, jc.east
+	if len(w) < len(e) {
+		w, e = e, w
+	}
+	if len(e) < 16 {
+		return countPairs(w, e)
+	}
+	return jc.countSliced(w, e)
+}
