@@ -28,6 +28,7 @@ type joinConfig struct {
 	east     uint32 // free columns of the east half
 	diagA    uint64 // anti-diagonals (r+c) the fixed queens hold
 	diagD    uint64 // diagonals (r-c+n-1) the fixed queens hold
+	diagC    uint64 // the same diagonals as bits c-r+n-1
 	k        int    // rows that go east: bits.OnesCount32(east)
 	free     []int8 // the free rows in increasing order
 }
@@ -64,6 +65,7 @@ func newJoinConfig(n int, freeRows uint32, weight uint64, rowSym bool, fixed [][
 		c.east &^= 1 << q[1]
 		c.diagA |= 1 << (q[0] + q[1])
 		c.diagD |= 1 << (q[0] - q[1] + n - 1)
+		c.diagC |= 1 << (q[1] - q[0] + n - 1)
 	}
 	c.k = bits.OnesCount32(c.east)
 	for r := range n {

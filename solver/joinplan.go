@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"math/bits"
 )
 
 // JoinPlan splits a join count of an n-board into units of work: each unit
@@ -14,6 +13,7 @@ type JoinPlan struct {
 	N     int
 	cfgs  []joinConfig
 	units []joinUnit
+	quads quads // read-only once built: shared by every counter
 }
 
 // joinUnit is the row sets of rank lo..hi-1 of configuration cfg.
@@ -42,6 +42,7 @@ func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
 		return p, nil
 	}
 	p.cfgs = joinConfigs(n)
+	p.quads = newQuads(n)
 	// Work per configuration in row sets; a mirrored configuration visits
 	// all of its sets but joins about a quarter of them.
 	work := make([]float64, len(p.cfgs))
@@ -142,11 +143,13 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 		if !ok {
 			continue
 		}
-		jc.east = jc.halves(cfg, e, cfg.east, jc.east[:0])
+		q, h := &p.quads, p.N/2
+		jc.east = jc.joinHalf(q[1], q[3], e&(1<<h-1), e>>(p.N-h), cfg.east>>(p.N-h), cfg.diagA, cfg.diagC, jc.east[:0])
 		if len(jc.east) == 0 {
 			continue
 		}
-		jc.west = jc.halves(cfg, cfg.freeRows&^e, cfg.west, jc.west[:0])
+		w := cfg.freeRows &^ e
+		jc.west = jc.joinHalf(q[0], q[2], w&(1<<h-1), w>>(p.N-h), cfg.west, cfg.diagA, cfg.diagC, jc.west[:0])
 		total += cfg.weight * mult * jc.pairs()
 	}
 	return total, nil
@@ -177,62 +180,6 @@ func unrankComb(r uint64, k int) uint32 {
 		r -= binomial(c, i)
 	}
 	return x
-}
-
-// halves appends to dst the packed masks (see pack) of every placement of
-// one queen in each row of rows, in distinct columns of cols, attacking
-// neither each other nor cfg's fixed queens, and returns dst. It walks the
-// rows in order with an explicit stack; the anti-diagonals (bit r+c) and
-// diagonals (bit c-r+n-1) are board-wide masks, shifted to the row.
-func (jc *JoinCounter) halves(cfg *joinConfig, rows, cols uint32, dst []uint64) []uint64 {
-	n := jc.p.N
-	h := n / 2
-	var rs [joinMaxN]int
-	depth := 0
-	for x := rows; x != 0; x &= x - 1 {
-		rs[depth] = bits.TrailingZeros32(x)
-		depth++
-	}
-	if depth == 0 {
-		return append(dst, 0)
-	}
-	var (
-		avail [joinMaxN]uint32
-		free  [joinMaxN + 1]uint32
-		as    [joinMaxN + 1]uint64
-		ds    [joinMaxN + 1]uint64
-	)
-	// The fixed queens' diagonals, with the diagonal index turned to c-r.
-	var d0 uint64
-	for x := cfg.diagD; x != 0; x &= x - 1 {
-		b := bits.TrailingZeros64(x) // r-c+n-1
-		d0 |= 1 << (2*(n-1) - b)     // c-r+n-1
-	}
-	mA, sD := uint64(1)<<(2*h-1)-1, uint(2*h-1)
-	free[0], as[0], ds[0] = cols, cfg.diagA, d0
-	avail[0] = cols &^ uint32(as[0]>>rs[0]) &^ uint32(ds[0]>>(n-1-rs[0]))
-	i := 0
-	for i >= 0 {
-		if avail[i] == 0 {
-			i--
-			continue
-		}
-		r := rs[i]
-		bit := avail[i] & -avail[i]
-		avail[i] ^= bit
-		c := bits.TrailingZeros32(bit)
-		a := as[i] | 1<<(r+c)
-		d := ds[i] | 1<<(c-r+n-1)
-		if i == depth-1 {
-			dst = append(dst, pack(a^as[0], d^ds[0], n, h, mA, sD)) // without the fixed queens
-			continue
-		}
-		i++
-		free[i], as[i], ds[i] = free[i-1]&^bit, a, d
-		r = rs[i]
-		avail[i] = free[i] &^ uint32(a>>r) &^ uint32(d>>(n-1-r))
-	}
-	return dst
 }
 
 // pack returns the interface of a half-board from its board-wide
