@@ -202,3 +202,20 @@ func (jc *JoinCounter) pairs() uint64 {
 	}
 	return jc.countSliced(w, e)
 }
+
+// joinFromN is the smallest board on which the join engine counts faster
+// than the backtracker on one thread (measured in docs/engine.md); below
+// it the quarter tables cost more than the whole backtracking search.
+const joinFromN = 16
+
+// PreferJoin reports whether the join engine counts an n-board faster than
+// the backtracker, and why, in a few words for a log line.
+func PreferJoin(n int) (bool, string) {
+	switch {
+	case n > joinMaxN:
+		return false, fmt.Sprintf("n=%d is beyond the join engine's %d", n, joinMaxN)
+	case n < joinFromN:
+		return false, fmt.Sprintf("n=%d < %d, where the backtracker is faster", n, joinFromN)
+	}
+	return true, fmt.Sprintf("n=%d >= %d, where the join engine is faster", n, joinFromN)
+}
