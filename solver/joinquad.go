@@ -77,19 +77,62 @@ func newQuadTable(n, h, row0, col0 int) *quadTable {
 	return t
 }
 
-// joinHalf appends to dst the packed masks (see pack) of every placement
-// of a half-board: one queen in each of rows (north rows as bits 0..h-1 of
-// rn, south rows of rs), in the columns cols (bits from the half's first
-// column), from the quarter tables north and south, attacking no fixed
-// queen's diagonals fa, fd. It returns dst.
-func (jc *JoinCounter) joinHalf(north, south *quadTable, rn, rs, cols uint32, fa, fd uint64, dst []uint64) []uint64 {
-	n := jc.p.N
+// quadView is a quarter table for one fixed-queen configuration: only the
+// placements no fixed queen attacks, each as what the join needs (see
+// joinEnt), filed as in quadTable.
+type quadView struct {
+	ents   []joinEnt
+	grps   []quadGroup
+	rowGrp []uint32
+}
+
+// joinEnt is a quarter placement as the join uses it: seam holds the
+// diagonals it shares with the other quarter of its half (anti-diagonals in
+// the low word, diagonals in the high word), m its packed interface with the
+// other half (see pack).
+type joinEnt struct{ seam, m uint64 }
+
+// view fills v with the placements of t that attack none of the fixed
+// queens' anti-diagonals fa and diagonals fd (bit c-r+n-1), for the quarter
+// of an n-board whose columns start at col0.
+func (t *quadTable) view(v *quadView, n, col0 int, fa, fd uint64) {
 	h := n / 2
+	seamMask := uint64(1)<<(h-1) - 1
+	aShift := n - h + col0 // lowest anti-diagonal both quarters reach
+	dShift := col0 - h + n // lowest diagonal c-r+n-1 both reach
 	mA, sD := uint64(1)<<(2*h-1)-1, uint(2*h-1)
-	ng := north.grps[north.rowGrp[rn]:north.rowGrp[rn+1]]
-	sg := south.grps[south.rowGrp[rs] : south.rowGrp[rs+1]+1] // with the next start
+	v.ents, v.grps = v.ents[:0], v.grps[:0]
+	v.rowGrp = append(v.rowGrp[:0], make([]uint32, len(t.rowGrp))...)
+	for rk := range len(t.rowGrp) - 1 {
+		for gi := t.rowGrp[rk]; gi < t.rowGrp[rk+1]; gi++ {
+			start := len(v.ents)
+			for _, e := range t.ents[t.grps[gi].start:t.grps[gi+1].start] {
+				if e.a&fa|e.d&fd != 0 {
+					continue
+				}
+				seam := (e.a>>aShift)&seamMask | ((e.d>>dShift)&seamMask)<<32
+				v.ents = append(v.ents, joinEnt{seam, pack(e.a, e.d, n, h, mA, sD)})
+			}
+			if len(v.ents) > start {
+				v.grps = append(v.grps, quadGroup{t.grps[gi].cols, uint32(start)})
+			}
+		}
+		v.rowGrp[rk+1] = uint32(len(v.grps))
+	}
+	v.grps = append(v.grps, quadGroup{0, uint32(len(v.ents))})
+}
+
+// joinHalf appends to dst the packed masks (see pack) of every placement
+// of a half-board: one queen in each of its rows (north rows as bits
+// 0..h-1 of rn, south rows of rs) and columns cols (bits from the half's
+// first column), from the views north and south of its quarters. It
+// returns dst.
+func joinHalf(north, south *quadView, rn, rs, cols uint32, dst []uint64) []uint64 {
+	g0 := north.rowGrp[rn]
+	ng := north.grps[g0 : north.rowGrp[rn+1]+1] // with the next start
+	sg := south.grps[south.rowGrp[rs] : south.rowGrp[rs+1]+1]
 	j := len(sg) - 2
-	for gi := range ng {
+	for gi := range len(ng) - 1 {
 		c := ng[gi].cols
 		if c&^cols != 0 {
 			continue
@@ -105,14 +148,10 @@ func (jc *JoinCounter) joinHalf(north, south *quadTable, rn, rs, cols uint32, fa
 			continue
 		}
 		ss := south.ents[sg[j].start:sg[j+1].start]
-		for _, p := range north.ents[ng[gi].start:north.grps[north.rowGrp[rn]+uint32(gi)+1].start] {
-			if p.a&fa|p.d&fd != 0 {
-				continue
-			}
-			pa, pd := p.a|fa, p.d|fd
+		for _, p := range north.ents[ng[gi].start:ng[gi+1].start] {
 			for _, s := range ss {
-				if pa&s.a|pd&s.d == 0 {
-					dst = append(dst, pack(p.a|s.a, p.d|s.d, n, h, mA, sD))
+				if p.seam&s.seam == 0 {
+					dst = append(dst, p.m|s.m)
 				}
 			}
 		}
