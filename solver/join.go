@@ -16,7 +16,7 @@ import (
 // joinMaxN is the largest board the join engine counts: a half-board's
 // diagonals that can meet the other half's fit in 31 bits each, and row sets
 // are uint32 masks.
-const joinMaxN = 31
+const joinMaxN = 21
 
 // joinConfig is one placement of the fixed queens (none on even boards, the
 // middle row's and middle column's on odd ones) with what is left to fill.
@@ -29,6 +29,7 @@ type joinConfig struct {
 	diagA    uint64 // anti-diagonals (r+c) the fixed queens hold
 	diagD    uint64 // diagonals (r-c+n-1) the fixed queens hold
 	diagC    uint64 // the same diagonals as bits c-r+n-1
+	fixed    uint64 // the fixed queens' fixedBits
 	k        int    // rows that go east: bits.OnesCount32(east)
 	free     []int8 // the free rows in increasing order
 }
@@ -67,6 +68,7 @@ func newJoinConfig(n int, freeRows uint32, weight uint64, rowSym bool, fixed [][
 		c.diagD |= 1 << (q[0] - q[1] + n - 1)
 		c.diagC |= 1 << (q[1] - q[0] + n - 1)
 	}
+	c.fixed = fixedBits(n, c.diagA, c.diagC)
 	c.k = bits.OnesCount32(c.east)
 	for r := range n {
 		if freeRows>>r&1 != 0 {

@@ -113,8 +113,8 @@ type JoinCounter struct {
 	p          *JoinPlan
 	west, east []uint64
 	tab        []uint64 // bit-sliced tables of the east masks, see countSliced
-	views      [4]quadView
-	viewCfg    int // 1 + the configuration views holds, 0 for none
+	views      quads    // the plan's quarter tables filtered for configuration viewCfg-1
+	viewCfg    int
 }
 
 // NewCounter returns a counter for the units of p.
@@ -133,13 +133,6 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 	}
 	u := p.units[i]
 	cfg := &p.cfgs[u.cfg]
-	if jc.viewCfg != u.cfg+1 {
-		h := p.N / 2
-		for q, t := range p.quads {
-			t.view(&jc.views[q], p.N, q%2*(p.N-h), cfg.diagA, cfg.diagC)
-		}
-		jc.viewCfg = u.cfg + 1
-	}
 	if cfg.k == 0 {
 		// Only n = 2, 3 have no east column left: one empty row set.
 		return 0, nil
@@ -152,16 +145,36 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 		if !ok {
 			continue
 		}
-		v, h := &jc.views, p.N/2
-		jc.east = joinHalf(&v[1], &v[3], e&(1<<h-1), e>>(p.N-h), cfg.east>>(p.N-h), jc.east[:0])
+		q, h := jc.tables(u.cfg), p.N/2
+		jc.east = joinHalf(q[1], q[3], e&(1<<h-1), e>>(p.N-h), cfg.east>>(p.N-h), jc.east[:0])
 		if len(jc.east) == 0 {
 			continue
 		}
 		w := cfg.freeRows &^ e
-		jc.west = joinHalf(&v[0], &v[2], w&(1<<h-1), w>>(p.N-h), cfg.west, jc.west[:0])
+		jc.west = joinHalf(q[0], q[2], w&(1<<h-1), w>>(p.N-h), cfg.west, jc.west[:0])
 		total += cfg.weight * mult * jc.pairs()
 	}
 	return total, nil
+}
+
+// tables returns the quarter tables for configuration i: the plan's own
+// when it has no fixed queen, else the counter's views of them without the
+// placements the fixed queens attack, made when i changes.
+func (jc *JoinCounter) tables(i int) *quads {
+	f := jc.p.cfgs[i].fixed
+	if f == 0 {
+		return &jc.p.quads
+	}
+	if jc.viewCfg != i+1 {
+		for q, t := range jc.p.quads {
+			if jc.views[q] == nil {
+				jc.views[q] = new(quadTable)
+			}
+			t.filter(f, jc.views[q])
+		}
+		jc.viewCfg = i + 1
+	}
+	return &jc.views
 }
 
 // binomial returns n choose k.

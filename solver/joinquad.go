@@ -1,117 +1,129 @@
 package solver
 
-import (
-	"cmp"
-	"slices"
-)
-
 // A half-board's placements for a row set are joined from two quarter
 // tables: every placement of queens in the north (or south) h rows of the
 // half's h columns, at most one a row and a column, filed by which rows and
 // columns they use. The half-board for rows R and free columns C is every
 // north placement on R's north rows with columns X beside every south
 // placement on R's south rows with columns C \ X, whose diagonals do not
-// meet. The tables are built once per board and shared by every unit and
-// fixed-queen configuration: placements a fixed queen attacks are dropped
-// during the join.
+// meet. The tables are built once per board and shared, read-only, by every
+// counter and fixed-queen configuration: a placement that a fixed queen
+// attacks is dropped during the join, by one more bit test.
 
-// quadEntry is one placement of a quarter: its board-wide anti-diagonals
-// (bit r+c) and diagonals (bit c-r+n-1).
-type quadEntry struct{ a, d uint64 }
+// joinEnt is a quarter placement as the join uses it. The low h-1 bits of
+// each 32-bit half of w hold the anti-diagonals (low) and diagonals (high)
+// it shares with the other quarter of its half-board (the seam); above them
+// lie the diagonals through the middle row and column, where odd boards'
+// fixed queens stand (see fixedBits). m is its interface with the other
+// half-board (see pack).
+type joinEnt struct{ w, m uint64 }
 
 // quadGroup is the placements of one row set that use one column set: the
 // entries from start to the next group's start.
 type quadGroup struct{ cols, start uint32 }
 
-// quadTable holds the placements of one quarter of the board: the h rows
-// from row0 and the h columns from col0.
+// quadTable holds the placements of one quarter of the board, filed by row
+// set, then column set, ascending.
 type quadTable struct {
-	ents   []quadEntry
-	grps   []quadGroup // by row set, then column set, ascending; one sentinel
-	rowGrp []uint32    // groups of row set rk (rows as bits from row0): rowGrp[rk]..rowGrp[rk+1]
+	ents   []joinEnt
+	grps   []quadGroup // with a sentinel: the end of the last group
+	rowGrp []uint32    // groups of row set rk (bits from the quarter's first row): rowGrp[rk]..rowGrp[rk+1]
 }
 
-// newQuadTable builds the table of the quarter of an n-board with h rows
-// and columns from (row0, col0).
-func newQuadTable(n, h, row0, col0 int) *quadTable {
-	type keyed struct {
-		rows, cols uint32
-		e          quadEntry
-	}
-	var all []keyed
+// quarter describes one quarter of an n-board: h rows from row0 and h
+// columns from col0.
+type quarter struct{ n, h, row0, col0 int }
+
+// walk calls f with every placement of the quarter: its rows and columns
+// (bits from row0 and col0) and its queens' board-wide anti-diagonals (bit
+// r+c) and diagonals (bit c-r+n-1).
+func (q quarter) walk(f func(rows, cols uint32, a, d uint64)) {
 	var rec func(i int, rows, cols uint32, a, d uint64)
 	rec = func(i int, rows, cols uint32, a, d uint64) {
-		if i == h {
-			all = append(all, keyed{rows, cols, quadEntry{a, d}})
+		if i == q.h {
+			f(rows, cols, a, d)
 			return
 		}
 		rec(i+1, rows, cols, a, d) // row i stays empty
-		r := row0 + i
-		for j := range h {
-			c := col0 + j
-			ba, bd := uint64(1)<<(r+c), uint64(1)<<(c-r+n-1)
+		r := q.row0 + i
+		for j := range q.h {
+			c := q.col0 + j
+			ba, bd := uint64(1)<<(r+c), uint64(1)<<(c-r+q.n-1)
 			if cols>>j&1 == 0 && a&ba == 0 && d&bd == 0 {
 				rec(i+1, rows|1<<i, cols|1<<j, a|ba, d|bd)
 			}
 		}
 	}
 	rec(0, 0, 0, 0, 0)
-	slices.SortFunc(all, func(x, y keyed) int {
-		if c := cmp.Compare(x.rows, y.rows); c != 0 {
-			return c
+}
+
+// entry returns the join's view of a placement with anti-diagonals a and
+// diagonals d.
+func (q quarter) entry(a, d uint64) joinEnt {
+	n, h := q.n, q.h
+	seam := uint64(1)<<(h-1) - 1
+	aShift := n - h + q.col0 // the lowest anti-diagonal both quarters of the half reach
+	dShift := q.col0 - h + n // the lowest diagonal (c-r+n-1) both reach
+	w := (a>>aShift)&seam | ((d>>dShift)&seam)<<32 | fixedBits(n, a, d)
+	mA := uint64(1)<<(2*h-1) - 1
+	return joinEnt{w, pack(a, d, n, h, mA, uint(2*h-1))}
+}
+
+// fixedBits returns, for odd n, where queens with anti-diagonals a and
+// diagonals d (as in quarter.walk) cross the diagonals through the middle
+// row and column (anti-diagonals r+c = n-1..n-1+h and diagonals c-r =
+// -h..h), in the bits of a joinEnt's w above its seam: a fixed queen
+// attacks a placement iff their fixedBits meet. Even boards have no fixed
+// queens and no such bits.
+func fixedBits(n int, a, d uint64) uint64 {
+	if n%2 == 0 {
+		return 0
+	}
+	h := n / 2
+	return (a>>(n-1))&(1<<(h+1)-1)<<(h-1) | (d>>(n-1-h))&(1<<(2*h+1)-1)<<(32+h-1)
+}
+
+// newQuadTable builds the table of quarter q, filed by a counting sort on
+// (rows, columns): one walk counts, the next places.
+func newQuadTable(q quarter) *quadTable {
+	h := uint(q.h)
+	count := make([]uint32, 1<<(2*h)+1)
+	q.walk(func(rows, cols uint32, _, _ uint64) { count[rows<<h|cols+1]++ })
+	t := &quadTable{rowGrp: make([]uint32, 1<<h+1)}
+	for k := range 1 << (2 * h) {
+		if count[k+1] != 0 {
+			t.grps = append(t.grps, quadGroup{uint32(k) & (1<<h - 1), count[k]})
+			t.rowGrp[k>>h+1] = uint32(len(t.grps))
 		}
-		return cmp.Compare(x.cols, y.cols)
-	})
-	t := &quadTable{ents: make([]quadEntry, len(all)), rowGrp: make([]uint32, 1<<h+1)}
-	for i, k := range all {
-		t.ents[i] = k.e
-		if i == 0 || k.rows != all[i-1].rows || k.cols != all[i-1].cols {
-			t.grps = append(t.grps, quadGroup{k.cols, uint32(i)})
-		}
-		t.rowGrp[k.rows+1] = uint32(len(t.grps))
+		count[k+1] += count[k]
 	}
 	for rk := 1; rk < len(t.rowGrp); rk++ {
 		t.rowGrp[rk] = max(t.rowGrp[rk], t.rowGrp[rk-1])
 	}
-	t.grps = append(t.grps, quadGroup{0, uint32(len(all))})
+	t.ents = make([]joinEnt, count[len(count)-1])
+	t.grps = append(t.grps, quadGroup{0, uint32(len(t.ents))})
+	q.walk(func(rows, cols uint32, a, d uint64) {
+		k := rows<<h | cols
+		t.ents[count[k]] = q.entry(a, d)
+		count[k]++
+	})
 	return t
 }
 
-// quadView is a quarter table for one fixed-queen configuration: only the
-// placements no fixed queen attacks, each as what the join needs (see
-// joinEnt), filed as in quadTable.
-type quadView struct {
-	ents   []joinEnt
-	grps   []quadGroup
-	rowGrp []uint32
-}
-
-// joinEnt is a quarter placement as the join uses it: seam holds the
-// diagonals it shares with the other quarter of its half (anti-diagonals in
-// the low word, diagonals in the high word), m its packed interface with the
-// other half (see pack).
-type joinEnt struct{ seam, m uint64 }
-
-// view fills v with the placements of t that attack none of the fixed
-// queens' anti-diagonals fa and diagonals fd (bit c-r+n-1), for the quarter
-// of an n-board whose columns start at col0.
-func (t *quadTable) view(v *quadView, n, col0 int, fa, fd uint64) {
-	h := n / 2
-	seamMask := uint64(1)<<(h-1) - 1
-	aShift := n - h + col0 // lowest anti-diagonal both quarters reach
-	dShift := col0 - h + n // lowest diagonal c-r+n-1 both reach
-	mA, sD := uint64(1)<<(2*h-1)-1, uint(2*h-1)
+// filter fills v with the placements of t that no fixed queen with
+// fixedBits f attacks, filed as in t, and returns v: on odd boards most
+// placements meet one of the four diagonals of the fixed queens, so the
+// join runs on the few that do not.
+func (t *quadTable) filter(f uint64, v *quadTable) *quadTable {
 	v.ents, v.grps = v.ents[:0], v.grps[:0]
 	v.rowGrp = append(v.rowGrp[:0], make([]uint32, len(t.rowGrp))...)
 	for rk := range len(t.rowGrp) - 1 {
 		for gi := t.rowGrp[rk]; gi < t.rowGrp[rk+1]; gi++ {
 			start := len(v.ents)
 			for _, e := range t.ents[t.grps[gi].start:t.grps[gi+1].start] {
-				if e.a&fa|e.d&fd != 0 {
-					continue
+				if e.w&f == 0 {
+					v.ents = append(v.ents, e)
 				}
-				seam := (e.a>>aShift)&seamMask | ((e.d>>dShift)&seamMask)<<32
-				v.ents = append(v.ents, joinEnt{seam, pack(e.a, e.d, n, h, mA, sD)})
 			}
 			if len(v.ents) > start {
 				v.grps = append(v.grps, quadGroup{t.grps[gi].cols, uint32(start)})
@@ -120,16 +132,16 @@ func (t *quadTable) view(v *quadView, n, col0 int, fa, fd uint64) {
 		v.rowGrp[rk+1] = uint32(len(v.grps))
 	}
 	v.grps = append(v.grps, quadGroup{0, uint32(len(v.ents))})
+	return v
 }
 
 // joinHalf appends to dst the packed masks (see pack) of every placement
 // of a half-board: one queen in each of its rows (north rows as bits
 // 0..h-1 of rn, south rows of rs) and columns cols (bits from the half's
-// first column), from the views north and south of its quarters. It
+// first column), from the tables north and south of its quarters. It
 // returns dst.
-func joinHalf(north, south *quadView, rn, rs, cols uint32, dst []uint64) []uint64 {
-	g0 := north.rowGrp[rn]
-	ng := north.grps[g0 : north.rowGrp[rn+1]+1] // with the next start
+func joinHalf(north, south *quadTable, rn, rs, cols uint32, dst []uint64) []uint64 {
+	ng := north.grps[north.rowGrp[rn] : north.rowGrp[rn+1]+1] // with the next start
 	sg := south.grps[south.rowGrp[rs] : south.rowGrp[rs+1]+1]
 	j := len(sg) - 2
 	for gi := range len(ng) - 1 {
@@ -149,8 +161,10 @@ func joinHalf(north, south *quadView, rn, rs, cols uint32, dst []uint64) []uint6
 		}
 		ss := south.ents[sg[j].start:sg[j+1].start]
 		for _, p := range north.ents[ng[gi].start:ng[gi+1].start] {
+			// A north and a south queen on one diagonal through the
+			// middle also meet in the seam: w's fixed bits are harmless.
 			for _, s := range ss {
-				if p.seam&s.seam == 0 {
+				if p.w&s.w == 0 {
 					dst = append(dst, p.m|s.m)
 				}
 			}
@@ -165,5 +179,9 @@ type quads [4]*quadTable
 
 func newQuads(n int) quads {
 	h := n / 2
-	return quads{newQuadTable(n, h, 0, 0), newQuadTable(n, h, 0, n-h), newQuadTable(n, h, n-h, 0), newQuadTable(n, h, n-h, n-h)}
+	var t quads
+	for i := range t {
+		t[i] = newQuadTable(quarter{n, h, i / 2 * (n - h), i % 2 * (n - h)})
+	}
+	return t
 }
