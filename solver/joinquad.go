@@ -1,5 +1,7 @@
 package solver
 
+import "math/bits"
+
 // A half-board's placements for a row set are joined from two quarter
 // tables: every placement of queens in the north (or south) h rows of the
 // half's h columns, at most one a row and a column, filed by which rows and
@@ -83,12 +85,36 @@ func fixedBits(n int, a, d uint64) uint64 {
 	return (a>>(n-1))&(1<<(h+1)-1)<<(h-1) | (d>>(n-1-h))&(1<<(2*h+1)-1)<<(32+h-1)
 }
 
-// newQuadTable builds the table of quarter q, filed by a counting sort on
-// (rows, columns): one walk counts, the next places.
-func newQuadTable(q quarter) *quadTable {
+// quadPlacement is a placement of the north-west quarter as walk finds it.
+type quadPlacement struct {
+	rows, cols uint32
+	a, d       uint64
+}
+
+// newQuadTable builds the table of quarter q from the placements of the
+// north-west quarter, turned into q's by the mirrors that carry one onto
+// the other, and filed by a counting sort on (rows, columns). A mirror of
+// the rows swaps anti-diagonals and diagonals; a mirror of the columns
+// swaps and reverses them.
+func newQuadTable(q quarter, nw []quadPlacement) *quadTable {
 	h := uint(q.h)
+	n := q.n
+	south, east := q.row0 != 0, q.col0 != 0
+	rev := func(x uint64, w int) uint64 { return bits.Reverse64(x) >> (64 - w) }
+	turn := func(p quadPlacement) quadPlacement {
+		if south {
+			p.rows, p.a, p.d = uint32(rev(uint64(p.rows), int(h))), p.d, p.a
+		}
+		if east {
+			p.cols, p.a, p.d = uint32(rev(uint64(p.cols), int(h))), rev(p.d, 2*n-1), rev(p.a, 2*n-1)
+		}
+		return p
+	}
 	count := make([]uint32, 1<<(2*h)+1)
-	q.walk(func(rows, cols uint32, _, _ uint64) { count[rows<<h|cols+1]++ })
+	for _, p := range nw {
+		p = turn(p)
+		count[p.rows<<h|p.cols+1]++
+	}
 	t := &quadTable{rowGrp: make([]uint32, 1<<h+1)}
 	for k := range 1 << (2 * h) {
 		if count[k+1] != 0 {
@@ -100,13 +126,14 @@ func newQuadTable(q quarter) *quadTable {
 	for rk := 1; rk < len(t.rowGrp); rk++ {
 		t.rowGrp[rk] = max(t.rowGrp[rk], t.rowGrp[rk-1])
 	}
-	t.ents = make([]joinEnt, count[len(count)-1])
+	t.ents = make([]joinEnt, len(nw))
 	t.grps = append(t.grps, quadGroup{0, uint32(len(t.ents))})
-	q.walk(func(rows, cols uint32, a, d uint64) {
-		k := rows<<h | cols
-		t.ents[count[k]] = q.entry(a, d)
+	for _, p := range nw {
+		p = turn(p)
+		k := p.rows<<h | p.cols
+		t.ents[count[k]] = q.entry(p.a, p.d)
 		count[k]++
-	})
+	}
 	return t
 }
 
@@ -179,9 +206,13 @@ type quads [4]*quadTable
 
 func newQuads(n int) quads {
 	h := n / 2
+	var nw []quadPlacement
+	quarter{n, h, 0, 0}.walk(func(rows, cols uint32, a, d uint64) {
+		nw = append(nw, quadPlacement{rows, cols, a, d})
+	})
 	var t quads
 	for i := range t {
-		t[i] = newQuadTable(quarter{n, h, i / 2 * (n - h), i % 2 * (n - h)})
+		t[i] = newQuadTable(quarter{n, h, i / 2 * (n - h), i % 2 * (n - h)}, nw)
 	}
 	return t
 }
