@@ -84,3 +84,84 @@ func TestJoinCount(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinPlanUnits checks that the units of plans of several sizes add
+// up to the total, that a plan is the same each time it is made, and that
+// bad sizes and task numbers are refused.
+func TestJoinPlanUnits(t *testing.T) {
+	for _, n := range []int{8, 11, 12, 13} {
+		want, _ := Known(n)
+		for _, tasks := range []int{1, 7, 64, 5000} {
+			p, err := NewJoinPlan(n, tasks)
+			if err != nil {
+				t.Fatalf("NewJoinPlan(%d, %d): %v", n, tasks, err)
+			}
+			q, _ := NewJoinPlan(n, tasks)
+			if !slices.Equal(p.units, q.units) {
+				t.Errorf("NewJoinPlan(%d, %d) made different units twice", n, tasks)
+			}
+			var sum uint64
+			for i := range p.NumTasks() {
+				c, err := p.CountTask(i)
+				if err != nil {
+					t.Fatalf("CountTask(%d) of n=%d: %v", i, n, err)
+				}
+				sum += c
+			}
+			if sum != want.Total || p.Fundamental(sum) != want.Unique {
+				t.Errorf("n=%d in %d units: %d total, %d unique; want %d, %d", n, p.NumTasks(), sum, p.Fundamental(sum), want.Total, want.Unique)
+			}
+		}
+	}
+	for _, n := range []int{0, -1, joinMaxN + 1} {
+		if _, err := NewJoinPlan(n, 0); err == nil {
+			t.Errorf("NewJoinPlan(%d, 0) = nil error, want one", n)
+		}
+	}
+	p, _ := NewJoinPlan(10, 0)
+	for _, i := range []int{-1, p.NumTasks()} {
+		if _, err := p.CountTask(i); err == nil {
+			t.Errorf("CountTask(%d) of %d units = nil error, want one", i, p.NumTasks())
+		}
+	}
+}
+
+// TestJoinUnitsEven checks that the default plan's units are of roughly
+// even size: no unit holds more than three times the mean of row sets.
+func TestJoinUnitsEven(t *testing.T) {
+	for _, n := range []int{16, 17} {
+		p, _ := NewJoinPlan(n, 0)
+		var sum, most float64
+		for _, u := range p.units {
+			w := float64(u.hi - u.lo)
+			if p.cfgs[u.cfg].rowSym {
+				w /= 4
+			}
+			sum += w
+			most = max(most, w)
+		}
+		if mean := sum / float64(len(p.units)); most > 3*mean {
+			t.Errorf("n=%d: the largest of %d units has %.0f row sets, over 3 times the mean %.0f", n, len(p.units), most, mean)
+		}
+	}
+}
+
+// TestJoinCountAllocs checks that a counter that has counted a unit once
+// counts it again without allocating: the hot loop allocates nothing.
+func TestJoinCountAllocs(t *testing.T) {
+	for _, n := range []int{12, 13} {
+		p, _ := NewJoinPlan(n, 8)
+		c := p.NewCounter()
+		for i := range p.NumTasks() {
+			c.Count(i)
+		}
+		allocs := testing.AllocsPerRun(3, func() {
+			for i := range p.NumTasks() {
+				c.Count(i)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("n=%d: counting every unit again allocates %.1f times, want 0", n, allocs)
+		}
+	}
+}
