@@ -165,3 +165,21 @@ func TestJoinCountAllocs(t *testing.T) {
 		}
 	}
 }
+
+func ExampleNewJoinPlan() {
+	plan, err := NewJoinPlan(12, 0)
+	if err != nil {
+		panic(err)
+	}
+	c := plan.NewCounter()
+	var total uint64
+	for i := range plan.NumTasks() {
+		t, err := c.Count(i)
+		if err != nil {
+			panic(err)
+		}
+		total += t
+	}
+	fmt.Println(total, plan.Fundamental(total))
+	// Output: 14200 1787
+}
