@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // JoinPlan splits a join count of an n-board into units of work: each unit
@@ -113,7 +114,9 @@ type JoinCounter struct {
 	p          *JoinPlan
 	west, east []uint64
 	tab        []uint64 // bit-sliced tables of the east masks, see countSliced
-	views      quads    // the plan's quarter tables filtered for configuration viewCfg-1
+	wsplit     []uint64 // the west masks filed by diagPairs
+	esplit     []uint64
+	views      quads // the plan's quarter tables filtered for configuration viewCfg-1
 	viewCfg    int
 }
 
@@ -152,7 +155,15 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 		}
 		w := cfg.freeRows &^ e
 		jc.west = joinHalf(q[0], q[2], w&(1<<h-1), w>>(p.N-h), cfg.west, jc.west[:0])
-		total += cfg.weight * mult * jc.pairs()
+		if cfg.rowSym {
+			pair := uint64(2) // row sets e and its north-south mirror
+			if e == bits.Reverse32(e)>>(32-p.N) {
+				pair = 1
+			}
+			total += cfg.weight * jc.diagPairs(mult, pair)
+		} else {
+			total += cfg.weight * mult * jc.pairs()
+		}
 	}
 	return total, nil
 }
@@ -213,6 +224,71 @@ func pack(a, d uint64, n, h int, mA uint64, sD uint) uint64 {
 	return (a>>(n-h))&mA | ((d>>(n-h))&mA)<<sD
 }
 
+// diagPairs returns what the row set of jc's west and east masks and its
+// mirrors contribute, orbit row sets in all, pair of them the row set and
+// its north-south mirror. The two long diagonals of the board show in
+// every mask (bits h-1 and 3h-2 of the interface). A reflection in one long
+// diagonal keeps its queen and sends a queen on the other one to the other
+// half of the board: so solutions whose east half holds a long-diagonal
+// queen are as many as those whose west half holds it, and the count need
+// only pair east halves without long-diagonal queens, weighting each west
+// half by 2 for each it holds. Those weights keep their meaning under the
+// north-south mirror, so a weighted pair stands for pair row sets; the
+// east-west mirror swaps the halves' roles, so the mirrored row sets count
+// the west halves without long-diagonal queens against the weighted east
+// halves that have them; and pairs with no long-diagonal queen stand for
+// the whole orbit. Pairs where both halves hold one are never compared:
+// about half of all pairs at N=16.
+func (jc *JoinCounter) diagPairs(orbit, pair uint64) uint64 {
+	h := jc.p.N / 2
+	diag := uint64(1)<<(h-1) | uint64(1)<<(3*h-2)
+	w := splitDiag(jc.west, diag, &jc.wsplit)
+	e := splitDiag(jc.east, diag, &jc.esplit)
+	total := jc.pairsW(e[0], [3][]uint64{w[0], w[1], w[2]}, [3]uint64{orbit, 2 * pair, 4 * pair})
+	if other := orbit - pair; other > 0 {
+		total += jc.pairsW(w[0], [3][]uint64{e[1], e[2]}, [3]uint64{2 * other, 4 * other})
+	}
+	return total
+}
+
+// splitDiag files masks into buf by how many of the bits diag they hold
+// (none, one, two), and returns the three lists.
+func splitDiag(masks []uint64, diag uint64, buf *[]uint64) [3][]uint64 {
+	var cnt [3]int
+	for _, m := range masks {
+		cnt[bits.OnesCount64(m&diag)]++
+	}
+	if cap(*buf) < len(masks) {
+		*buf = make([]uint64, len(masks))
+	}
+	out := (*buf)[:len(masks)]
+	pos := [3]int{0, cnt[0], cnt[0] + cnt[1]}
+	for _, m := range masks {
+		k := bits.OnesCount64(m & diag)
+		out[pos[k]] = m
+		pos[k]++
+	}
+	return [3][]uint64{out[:cnt[0]], out[cnt[0] : cnt[0]+cnt[1]], out[cnt[0]+cnt[1]:]}
+}
+
+// pairsW returns the sum over the lists of west of weight times the number
+// of its masks' pairs with a mask of east that share no bit.
+func (jc *JoinCounter) pairsW(east []uint64, west [3][]uint64, weight [3]uint64) uint64 {
+	if len(east) == 0 {
+		return 0
+	}
+	var total uint64
+	if len(east) < 16 {
+		for i, w := range west {
+			if weight[i] != 0 {
+				total += weight[i] * countPairs(w, east)
+			}
+		}
+		return total
+	}
+	return jc.countSliced(west, weight, east)
+}
+
 // pairs returns how many (west, east) pairs of jc's masks share no bit.
 func (jc *JoinCounter) pairs() uint64 {
 	w, e := jc.west, jc.east
@@ -222,7 +298,7 @@ func (jc *JoinCounter) pairs() uint64 {
 	if len(e) < 16 {
 		return countPairs(w, e)
 	}
-	return jc.countSliced(w, e)
+	return jc.countSliced([3][]uint64{w}, [3]uint64{1}, e)
 }
 
 // joinFromN is the smallest board on which the join engine counts faster

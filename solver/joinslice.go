@@ -11,16 +11,29 @@ import "math/bits"
 // entries a chunk, built for every group) against the lookups (one a chunk
 // for every west mask); a group's tables take at most 8 KiB at width 8 and
 // stay in the first-level cache while the west masks pass through.
-func (jc *JoinCounter) countSliced(west, east []uint64) uint64 {
+// With several west lists, it returns the sum of each one's count times
+// its weight, sharing the tables.
+func (jc *JoinCounter) countSliced(wests [3][]uint64, weight [3]uint64, east []uint64) uint64 {
 	var or uint64
-	for _, w := range west {
-		or |= w
+	nw := 0
+	for i, west := range wests {
+		if weight[i] == 0 {
+			continue
+		}
+		for _, w := range west {
+			or |= w
+		}
+		nw += len(west)
 	}
 	l := bits.Len64(or) // bits a west mask uses
 	if l == 0 {
-		return uint64(len(west) * len(east))
+		var total uint64
+		for i, west := range wests {
+			total += weight[i] * uint64(len(west)*len(east))
+		}
+		return total
 	}
-	width, nc := sliceWidth(l, len(west))
+	width, nc := sliceWidth(l, nw)
 	size := nc * 256
 	if cap(jc.tab) < size {
 		jc.tab = make([]uint64, size)
@@ -49,7 +62,11 @@ func (jc *JoinCounter) countSliced(west, east []uint64) uint64 {
 				}
 			}
 		}
-		total += sliceLoop(west, tab, width, nc)
+		for i, west := range wests {
+			if weight[i] != 0 && len(west) != 0 {
+				total += weight[i] * sliceLoop(west, tab, width, nc)
+			}
+		}
 	}
 	return total
 }
