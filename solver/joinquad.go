@@ -206,8 +206,12 @@ type quads [4]*quadTable
 
 func newQuads(n int) quads {
 	h := n / 2
-	var nw []quadPlacement
-	quarter{n, h, 0, 0}.walk(func(rows, cols uint32, a, d uint64) {
+	// Two walks, one to count, save the copies of a growing slice.
+	q := quarter{n, h, 0, 0}
+	size := 0
+	q.walk(func(uint32, uint32, uint64, uint64) { size++ })
+	nw := make([]quadPlacement, 0, size)
+	q.walk(func(rows, cols uint32, a, d uint64) {
 		nw = append(nw, quadPlacement{rows, cols, a, d})
 	})
 	var t quads
