@@ -82,3 +82,20 @@ func FuzzJoinHalf(f *testing.F) {
 		}
 	})
 }
+
+// TestTranspose64 checks the bit-matrix transpose bit by bit.
+func TestTranspose64(t *testing.T) {
+	var a [64]uint64
+	for i := range a {
+		a[i] = uint64(i)*0x9e3779b97f4a7c15 ^ uint64(i)<<7
+	}
+	b := a
+	transpose64(&b)
+	for i := range 64 {
+		for j := range 64 {
+			if a[i]>>j&1 != b[j]>>i&1 {
+				t.Fatalf("transpose64: bit %d of row %d is not bit %d of row %d", j, i, i, j)
+			}
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package solver
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // A half-board's placements for a row set are joined from two quarter
 // tables: every placement of queens in the north (or south) h rows of the
@@ -21,12 +24,17 @@ import "math/bits"
 type joinEnt struct{ w, m uint64 }
 
 // quadGroup is the placements of one row set that use one column set: the
-// entries from start to the next group's start.
-type quadGroup struct{ cols, start uint32 }
+// entries from start to the next group's start, filed by their cut key
+// (see quadTable.cut): key 0 from start, key y from sub[y-1].
+type quadGroup struct {
+	cols, start uint32
+	sub         [3]uint32
+}
 
 // quadTable holds the placements of one quarter of the board, filed by row
 // set, then column set, ascending.
 type quadTable struct {
+	cut    [2]uint // the two seam bits most placements hold: a group's entries are filed by them
 	ents   []joinEnt
 	grps   []quadGroup // with a sentinel: the end of the last group
 	rowGrp []uint32    // groups of row set rk (bits from the quarter's first row): rowGrp[rk]..rowGrp[rk+1]
@@ -118,7 +126,7 @@ func newQuadTable(q quarter, nw []quadPlacement) *quadTable {
 	t := &quadTable{rowGrp: make([]uint32, 1<<h+1)}
 	for k := range 1 << (2 * h) {
 		if count[k+1] != 0 {
-			t.grps = append(t.grps, quadGroup{uint32(k) & (1<<h - 1), count[k]})
+			t.grps = append(t.grps, quadGroup{cols: uint32(k) & (1<<h - 1), start: count[k]})
 			t.rowGrp[k>>h+1] = uint32(len(t.grps))
 		}
 		count[k+1] += count[k]
@@ -127,14 +135,79 @@ func newQuadTable(q quarter, nw []quadPlacement) *quadTable {
 		t.rowGrp[rk] = max(t.rowGrp[rk], t.rowGrp[rk-1])
 	}
 	t.ents = make([]joinEnt, len(nw))
-	t.grps = append(t.grps, quadGroup{0, uint32(len(t.ents))})
+	t.grps = append(t.grps, quadGroup{start: uint32(len(t.ents))})
 	for _, p := range nw {
 		p = turn(p)
 		k := p.rows<<h | p.cols
 		t.ents[count[k]] = q.entry(p.a, p.d)
 		count[k]++
 	}
+	t.cut = mostHeld(t.ents, q.h)
+	for gi := range len(t.grps) - 1 {
+		t.fileGroup(gi)
+	}
 	return t
+}
+
+// mostHeld returns the two seam bits (of h-1 anti-diagonals and h-1
+// diagonals) that most of ents hold, or bit 31, which no entry holds, for
+// want of seam bits.
+func mostHeld(ents []joinEnt, h int) [2]uint {
+	var cnt [64]int
+	for _, e := range ents {
+		for x := e.w; x != 0; x &= x - 1 {
+			cnt[bits.TrailingZeros64(x)]++
+		}
+	}
+	var cut [2]uint
+	for i := range cut {
+		best := -1
+		for b := range 64 {
+			if b%32 < h-1 && (best < 0 || cnt[b] > cnt[best]) {
+				best = b
+			}
+		}
+		if best < 0 || cnt[best] < 0 {
+			best = 31 // no seam (h = 1): a bit no entry holds
+		} else {
+			cnt[best] = -1
+		}
+		cut[i] = uint(best)
+	}
+	return cut
+}
+
+// key returns the cut key of a placement: which of the cut bits it holds.
+func (t *quadTable) key(w uint64) int {
+	return int(w>>t.cut[0]&1 | (w>>t.cut[1]&1)<<1)
+}
+
+// fileGroup sorts the entries of group gi by cut key and sets its sub.
+func (t *quadTable) fileGroup(gi int) {
+	g := &t.grps[gi]
+	ents := t.ents[g.start:t.grps[gi+1].start]
+	var n [4]int
+	for _, e := range ents {
+		n[t.key(e.w)]++
+	}
+	pos := [4]int{0, n[0], n[0] + n[1], n[0] + n[1] + n[2]}
+	for y := 1; y < 4; y++ {
+		g.sub[y-1] = g.start + uint32(pos[y])
+	}
+	// In place, a cycle at a time (the groups are small).
+	end := pos
+	end[0], end[1], end[2], end[3] = pos[1], pos[2], pos[3], len(ents)
+	for y := range 4 {
+		for pos[y] < end[y] {
+			k := t.key(ents[pos[y]].w)
+			if k == y {
+				pos[y]++
+				continue
+			}
+			ents[pos[y]], ents[pos[k]] = ents[pos[k]], ents[pos[y]]
+			pos[k]++
+		}
+	}
 }
 
 // filter fills v with the placements of t that no fixed queen with
@@ -142,7 +215,7 @@ func newQuadTable(q quarter, nw []quadPlacement) *quadTable {
 // placements meet one of the four diagonals of the fixed queens, so the
 // join runs on the few that do not.
 func (t *quadTable) filter(f uint64, v *quadTable) *quadTable {
-	v.ents, v.grps = v.ents[:0], v.grps[:0]
+	v.ents, v.grps, v.cut = v.ents[:0], v.grps[:0], t.cut
 	v.rowGrp = append(v.rowGrp[:0], make([]uint32, len(t.rowGrp))...)
 	for rk := range len(t.rowGrp) - 1 {
 		for gi := t.rowGrp[rk]; gi < t.rowGrp[rk+1]; gi++ {
@@ -153,12 +226,18 @@ func (t *quadTable) filter(f uint64, v *quadTable) *quadTable {
 				}
 			}
 			if len(v.ents) > start {
-				v.grps = append(v.grps, quadGroup{t.grps[gi].cols, uint32(start)})
+				g := quadGroup{cols: t.grps[gi].cols, start: uint32(start)}
+				var n [4]uint32 // the entries keep their order: only count
+				for _, e := range v.ents[start:] {
+					n[v.key(e.w)]++
+				}
+				g.sub = [3]uint32{g.start + n[0], g.start + n[0] + n[1], g.start + n[0] + n[1] + n[2]}
+				v.grps = append(v.grps, g)
 			}
 		}
 		v.rowGrp[rk+1] = uint32(len(v.grps))
 	}
-	v.grps = append(v.grps, quadGroup{0, uint32(len(v.ents))})
+	v.grps = append(v.grps, quadGroup{start: uint32(len(v.ents))})
 	return v
 }
 
@@ -186,18 +265,60 @@ func joinHalf(north, south *quadTable, rn, rs, cols uint32, dst []uint64) []uint
 		if sg[j].cols != want {
 			continue
 		}
-		ss := south.ents[sg[j].start:sg[j+1].start]
-		for _, p := range north.ents[ng[gi].start:ng[gi+1].start] {
-			// A north and a south queen on one diagonal through the
-			// middle also meet in the seam: w's fixed bits are harmless.
-			for _, s := range ss {
-				if p.w&s.w == 0 {
-					dst = append(dst, p.m|s.m)
-				}
-			}
+		// The smaller group on the outside; an outer entry that holds a
+		// cut bit of the inner table meets only the inner entries without
+		// it.
+		np := north.ents[ng[gi].start:ng[gi+1].start]
+		if int(sg[j+1].start-sg[j].start) >= len(np) {
+			dst = joinGroups(np, south, &sg[j], sg[j+1].start, dst)
+		} else {
+			dst = joinGroups(south.ents[sg[j].start:sg[j+1].start], north, &ng[gi], ng[gi+1].start, dst)
 		}
 	}
 	return dst
+}
+
+// joinGroups appends to dst the interfaces of every entry of outer joined
+// with every entry of group g of table t (which ends at end) that it does
+// not attack, and returns dst.
+func joinGroups(outer []joinEnt, t *quadTable, g *quadGroup, end uint32, dst []uint64) []uint64 {
+	b0, b1, b2, b3, b4 := g.start, g.sub[0], g.sub[1], g.sub[2], end
+	in := t.ents[b0:b4]
+	// Room for every pair, so emit writes without growing dst.
+	dst = slices.Grow(dst, len(outer)*len(in))
+	for _, p := range outer {
+		switch t.key(p.w) {
+		case 0:
+			dst = emit(p, in, dst)
+		case 1:
+			dst = emit(p, t.ents[b0:b1], dst)
+			dst = emit(p, t.ents[b2:b3], dst)
+		case 2:
+			dst = emit(p, t.ents[b0:b2], dst)
+		default:
+			dst = emit(p, t.ents[b0:b1], dst)
+		}
+	}
+	return dst
+}
+
+// emit appends to dst the interface of north entry p joined with each
+// south entry of ss that it does not attack, and returns dst. A north and
+// a south queen on one diagonal through the middle also meet in the seam:
+// the fixed bits of w are harmless here.
+// dst must have room for len(ss) more: emit writes every join and keeps
+// those that fit, without a branch to mispredict.
+func emit(p joinEnt, ss []joinEnt, dst []uint64) []uint64 {
+	k := len(dst)
+	out := dst[k : k+len(ss)]
+	c := 0
+	for _, s := range ss {
+		out[c] = p.m | s.m
+		if p.w&s.w == 0 {
+			c++
+		}
+	}
+	return dst[:k+c]
 }
 
 // quads is the four quarter tables of an n-board: north-west, north-east,

@@ -43,12 +43,10 @@ func (jc *JoinCounter) countSliced(wests [3][]uint64, weight [3]uint64, east []u
 	var busy [64]uint64 // busy[b]: the masks of the group with bit b set
 	for g := 0; g < len(east); g += 64 {
 		grp := east[g:min(g+64, len(east))]
+		// busy[b]: the masks of the group with bit b set, a transpose.
 		busy = [64]uint64{}
-		for q, e := range grp {
-			for x := e; x != 0; x &= x - 1 {
-				busy[bits.TrailingZeros64(x)] |= 1 << q
-			}
-		}
+		copy(busy[:], grp)
+		transpose64(&busy)
 		valid := ^uint64(0) >> (64 - len(grp))
 		for j := range nc {
 			t := (*[256]uint64)(tab[j*256:])
@@ -119,4 +117,19 @@ func sliceLoop(west, tab []uint64, width, nc int) uint64 {
 		}
 	}
 	return total
+}
+
+// transpose64 transposes the 64x64 bit matrix a: bit j of a[i] and bit i
+// of a[j] trade places. Six rounds swap ever smaller blocks (Hacker's
+// Delight, 7-3), about 200 XORs and shifts for 64 masks where testing their
+// bits one by one costs one step a set bit.
+func transpose64(a *[64]uint64) {
+	m := uint64(0x00000000ffffffff)
+	for j := 32; j != 0; j, m = j>>1, m^(m<<(j>>1)) {
+		for k := 0; k < 64; k = (k + j + 1) &^ j {
+			t := (a[k]>>j ^ a[k+j]) & m
+			a[k+j] ^= t
+			a[k] ^= t << j
+		}
+	}
 }
