@@ -44,27 +44,45 @@ type quadTable struct {
 // columns from col0.
 type quarter struct{ n, h, row0, col0 int }
 
-// walk calls f with every placement of the quarter: its rows and columns
+// placements returns every placement of the quarter: its rows and columns
 // (bits from row0 and col0) and its queens' board-wide anti-diagonals (bit
-// r+c) and diagonals (bit c-r+n-1).
-func (q quarter) walk(f func(rows, cols uint32, a, d uint64)) {
-	var rec func(i int, rows, cols uint32, a, d uint64)
-	rec = func(i int, rows, cols uint32, a, d uint64) {
-		if i == q.h {
-			f(rows, cols, a, d)
-			return
+// r+c) and diagonals (bit c-r+n-1). One walk counts them, the next stores
+// them, which saves the copies of a growing slice.
+func (q quarter) placements() []quadPlacement {
+	w := quarterWalk{q: q}
+	w.rec(0, 0, 0, 0, 0)
+	w.out = make([]quadPlacement, 0, w.size)
+	w.rec(0, 0, 0, 0, 0)
+	return w.out
+}
+
+// quarterWalk is the state of quarter.placements: a direct recursion,
+// cheaper than a closure's.
+type quarterWalk struct {
+	q    quarter
+	size int
+	out  []quadPlacement
+}
+
+func (w *quarterWalk) rec(i int, rows, cols uint32, a, d uint64) {
+	q := &w.q
+	if i == q.h {
+		if w.out == nil {
+			w.size++
+		} else {
+			w.out = append(w.out, quadPlacement{rows, cols, a, d})
 		}
-		rec(i+1, rows, cols, a, d) // row i stays empty
-		r := q.row0 + i
-		for j := range q.h {
-			c := q.col0 + j
-			ba, bd := uint64(1)<<(r+c), uint64(1)<<(c-r+q.n-1)
-			if cols>>j&1 == 0 && a&ba == 0 && d&bd == 0 {
-				rec(i+1, rows|1<<i, cols|1<<j, a|ba, d|bd)
-			}
+		return
+	}
+	w.rec(i+1, rows, cols, a, d) // row i stays empty
+	r := q.row0 + i
+	for j := range q.h {
+		c := q.col0 + j
+		ba, bd := uint64(1)<<(r+c), uint64(1)<<(c-r+q.n-1)
+		if cols>>j&1 == 0 && a&ba == 0 && d&bd == 0 {
+			w.rec(i+1, rows|1<<i, cols|1<<j, a|ba, d|bd)
 		}
 	}
-	rec(0, 0, 0, 0, 0)
 }
 
 // entry returns the join's view of a placement with anti-diagonals a and
@@ -327,14 +345,7 @@ type quads [4]*quadTable
 
 func newQuads(n int) quads {
 	h := n / 2
-	// Two walks, one to count, save the copies of a growing slice.
-	q := quarter{n, h, 0, 0}
-	size := 0
-	q.walk(func(uint32, uint32, uint64, uint64) { size++ })
-	nw := make([]quadPlacement, 0, size)
-	q.walk(func(rows, cols uint32, a, d uint64) {
-		nw = append(nw, quadPlacement{rows, cols, a, d})
-	})
+	nw := quarter{n, h, 0, 0}.placements()
 	var t quads
 	for i := range t {
 		t[i] = newQuadTable(quarter{n, h, i / 2 * (n - h), i % 2 * (n - h)}, nw)
