@@ -2,17 +2,16 @@ package solver
 
 import "math/bits"
 
-// countSliced returns how many (w, e) pairs of masks, w from west and e
-// from east, share no bit. It slices east in groups of 64 masks: for each
-// group and each chunk of width bits of a mask, a table whose entry x has
-// bit q set iff mask q of the group has no bit in common with x in that
-// chunk. A west mask then meets 64 east masks with one lookup a chunk, the
-// ANDs and a popcount. The chunk width trades the tables' cost (2^width
-// entries a chunk, built for every group) against the lookups (one a chunk
-// for every west mask); a group's tables take at most 8 KiB at width 8 and
-// stay in the first-level cache while the west masks pass through.
-// With several west lists, it returns the sum of each one's count times
-// its weight, sharing the tables.
+// countSliced returns the sum, over the lists of wests, of weight times
+// the number of pairs (w, e) of a mask of the list and a mask of east that
+// share no bit. It slices east in groups of 64 masks: for each chunk j of
+// width bits of a mask, each value x of the chunk and each group g, a word
+// whose bit q says "mask q of group g has no bit in common with x in chunk
+// j". A west mask then meets 64 east masks with one lookup a chunk, the
+// ANDs and a popcount. The words of one (j, x) lie side by side for every
+// group, so a west mask reads its chunks once and streams through the
+// groups. The chunk width trades the tables' cost (2^width words a chunk
+// and group) against the lookups (one a chunk, group and west mask).
 func (jc *JoinCounter) countSliced(wests [3][]uint64, weight [3]uint64, east []uint64) uint64 {
 	var or uint64
 	nw := 0
@@ -34,44 +33,51 @@ func (jc *JoinCounter) countSliced(wests [3][]uint64, weight [3]uint64, east []u
 		return total
 	}
 	width, nc := sliceWidth(l, nw)
-	size := nc * 256
+	g := (len(east) + 63) / 64
+	tab := jc.buildSlices(east, g, width, nc)
+	var total uint64
+	for i, west := range wests {
+		if weight[i] != 0 && len(west) != 0 {
+			total += weight[i] * sliceLoop(west, tab, g, width, nc)
+		}
+	}
+	return total
+}
+
+// buildSlices returns the tables of countSliced for the g groups of east:
+// the word of chunk j, value x and group q at (j<<width+x)*g+q.
+func (jc *JoinCounter) buildSlices(east []uint64, g, width, nc int) []uint64 {
+	rows := nc << width
+	size := rows*g + 256 // sliceLoop1 reads whole 256-word arrays
 	if cap(jc.tab) < size {
 		jc.tab = make([]uint64, size)
 	}
 	tab := jc.tab[:size]
-	var total uint64
-	var busy [64]uint64 // busy[b]: the masks of the group with bit b set
-	for g := 0; g < len(east); g += 64 {
-		grp := east[g:min(g+64, len(east))]
+	var busy [64]uint64
+	for q := range g {
+		grp := east[q*64 : min(q*64+64, len(east))]
 		// busy[b]: the masks of the group with bit b set, a transpose.
 		busy = [64]uint64{}
 		copy(busy[:], grp)
 		transpose64(&busy)
 		valid := ^uint64(0) >> (64 - len(grp))
 		for j := range nc {
-			t := (*[256]uint64)(tab[j*256:])
-			t[0] = valid
+			t := tab[j<<width*g:]
+			t[q] = valid
 			for b := range width {
 				bb := busy[(j*width+b)&63]
-				lo := t[: 1<<b : 1<<b]
-				hi := t[1<<b : 2<<b : 2<<b]
-				for x := range lo {
-					hi[x] = lo[x] &^ bb
+				for x := range 1 << b {
+					t[(1<<b+x)*g+q] = t[x*g+q] &^ bb
 				}
 			}
 		}
-		for i, west := range wests {
-			if weight[i] != 0 && len(west) != 0 {
-				total += weight[i] * sliceLoop(west, tab, width, nc)
-			}
-		}
 	}
-	return total
+	return tab
 }
 
 // sliceWidth returns the chunk width for west masks of l bits, of which
 // there are nw, and how many chunks that makes: the width that costs least
-// to build (about 2^width entries a chunk) and look up (nw a chunk).
+// to build (2^width words a chunk) and look up (nw a chunk).
 func sliceWidth(l, nw int) (width, nc int) {
 	best := -1
 	for w := 4; w <= 8; w++ {
@@ -84,25 +90,67 @@ func sliceWidth(l, nw int) (width, nc int) {
 	return width, nc
 }
 
-// sliceLoop is countSliced's inner loop over the west masks for one group
-// of east masks, whose tables (256 words a chunk) tab holds: the join's hot
-// loop.
-func sliceLoop(west, tab []uint64, width, nc int) uint64 {
+// sliceLoop is countSliced's inner loop: every west mask against the g
+// groups of east masks whose tables (see buildSlices) tab holds. It is the
+// join's hot loop.
+func sliceLoop(west, tab []uint64, g, width, nc int) uint64 {
+	if g == 1 {
+		return sliceLoop1(west, tab, width, nc)
+	}
 	var total uint64
 	s := uint(width)
 	m := uint64(1)<<s - 1
+	row := func(j int, w uint64) []uint64 {
+		at := (j<<s + int(w>>(uint(j)*s)&m)) * g
+		return tab[at : at+g : at+g]
+	}
 	switch nc {
 	case 4:
-		t0, t1 := (*[256]uint64)(tab[0:256]), (*[256]uint64)(tab[256:512])
-		t2, t3 := (*[256]uint64)(tab[512:768]), (*[256]uint64)(tab[768:1024])
+		for _, w := range west {
+			r0, r1, r2, r3 := row(0, w), row(1, w), row(2, w), row(3, w)
+			r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
+			for q, x := range r0 {
+				total += uint64(bits.OnesCount64(x & r1[q] & r2[q] & r3[q]))
+			}
+		}
+	case 5:
+		for _, w := range west {
+			r0, r1, r2, r3, r4 := row(0, w), row(1, w), row(2, w), row(3, w), row(4, w)
+			r1, r2, r3, r4 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)], r4[:len(r0)]
+			for q, x := range r0 {
+				total += uint64(bits.OnesCount64(x & r1[q] & r2[q] & r3[q] & r4[q]))
+			}
+		}
+	default:
+		for _, w := range west {
+			for q := range g {
+				x := ^uint64(0)
+				for j := range nc {
+					x &= tab[(j<<s+int(w>>(uint(j)*s)&m))*g+q]
+				}
+				total += uint64(bits.OnesCount64(x))
+			}
+		}
+	}
+	return total
+}
+
+// sliceLoop1 is sliceLoop for one group, where the chunks' tables lie
+// 2^width words apart.
+func sliceLoop1(west, tab []uint64, width, nc int) uint64 {
+	var total uint64
+	s := uint(width)
+	m := uint64(1)<<s - 1
+	t := func(j int) *[256]uint64 { return (*[256]uint64)(tab[j<<s:]) }
+	switch nc {
+	case 4:
+		t0, t1, t2, t3 := t(0), t(1), t(2), t(3)
 		for _, w := range west {
 			x := t0[uint8(w&m)] & t1[uint8(w>>s&m)] & t2[uint8(w>>(2*s)&m)] & t3[uint8(w>>(3*s)&m)]
 			total += uint64(bits.OnesCount64(x))
 		}
 	case 5:
-		t0, t1 := (*[256]uint64)(tab[0:256]), (*[256]uint64)(tab[256:512])
-		t2, t3 := (*[256]uint64)(tab[512:768]), (*[256]uint64)(tab[768:1024])
-		t4 := (*[256]uint64)(tab[1024:1280])
+		t0, t1, t2, t3, t4 := t(0), t(1), t(2), t(3), t(4)
 		for _, w := range west {
 			x := t0[uint8(w&m)] & t1[uint8(w>>s&m)] & t2[uint8(w>>(2*s)&m)] & t3[uint8(w>>(3*s)&m)] & t4[uint8(w>>(4*s)&m)]
 			total += uint64(bits.OnesCount64(x))
@@ -111,7 +159,7 @@ func sliceLoop(west, tab []uint64, width, nc int) uint64 {
 		for _, w := range west {
 			x := ^uint64(0)
 			for j := range nc {
-				x &= tab[j*256+int(w>>(uint(j)*s)&m)]
+				x &= tab[j<<s+int(w>>(uint(j)*s)&m)]
 			}
 			total += uint64(bits.OnesCount64(x))
 		}
