@@ -97,6 +97,9 @@ func sliceLoop(west, tab []uint64, g, width, nc int) uint64 {
 	if g == 1 {
 		return sliceLoop1(west, tab, width, nc)
 	}
+	if total, ok := sliceLoopVec(west, tab, g, width, nc); ok {
+		return total
+	}
 	var total uint64
 	s := uint(width)
 	m := uint64(1)<<s - 1
@@ -166,6 +169,9 @@ func sliceLoop1(west, tab []uint64, width, nc int) uint64 {
 	}
 	return total
 }
+
+// popcount is bits.OnesCount64, under a name the vector loop shares.
+func popcount(x uint64) int { return bits.OnesCount64(x) }
 
 // transpose64 transposes the 64x64 bit matrix a: bit j of a[i] and bit i
 // of a[j] trade places. Six rounds swap ever smaller blocks (Hacker's
