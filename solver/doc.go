@@ -40,7 +40,8 @@
 //	}
 //	// total == 14772512, plan.Fundamental(total) == 1846955
 //
-// It is several times faster than the backtracker from N=16 (PreferJoin
+// It is faster than the backtracker from N=15, several times from N=16
+// (PreferJoin
 // says where) and holds tables of the board's quarters in memory; it only
 // counts, so listings and pinned queens keep the backtracker.
 //

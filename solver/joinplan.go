@@ -304,7 +304,7 @@ func (jc *JoinCounter) pairs() uint64 {
 // joinFromN is the smallest board on which the join engine counts faster
 // than the backtracker on one thread (measured in docs/engine.md); below
 // it the quarter tables cost more than the whole backtracking search.
-const joinFromN = 16
+const joinFromN = 15
 
 // PreferJoin reports whether the join engine counts an n-board faster than
 // the backtracker, and why, in a few words for a log line.
