@@ -89,12 +89,19 @@ func TestTranspose64(t *testing.T) {
 	for i := range a {
 		a[i] = uint64(i)*0x9e3779b97f4a7c15 ^ uint64(i)<<7
 	}
-	b := a
-	transpose64(&b)
-	for i := range 64 {
-		for j := range 64 {
-			if a[i]>>j&1 != b[j]>>i&1 {
-				t.Fatalf("transpose64: bit %d of row %d is not bit %d of row %d", j, i, i, j)
+	for _, narrow := range []bool{false, true} {
+		if narrow {
+			for i := range a {
+				a[i] &= 1<<32 - 1
+			}
+		}
+		b := a
+		transpose64(&b, narrow)
+		for i := range 64 {
+			for j := range 64 {
+				if a[i]>>j&1 != b[j]>>i&1 {
+					t.Fatalf("transpose64(narrow %v): bit %d of row %d is not bit %d of row %d", narrow, j, i, i, j)
+				}
 			}
 		}
 	}
@@ -111,7 +118,7 @@ func TestCountSlicedWide(t *testing.T) {
 		r ^= r << 17
 		return r
 	}
-	for _, c := range []struct{ nw, ne, bits int }{{50, 60, 30}, {300, 700, 30}, {200, 1000, 34}, {100, 2049, 38}} {
+	for _, c := range []struct{ nw, ne, bits int }{{50, 60, 30}, {300, 150, 30}, {300, 250, 30}, {300, 700, 30}, {200, 1000, 34}, {100, 2049, 38}} {
 		mask := uint64(1)<<c.bits - 1
 		gen := func(k int) []uint64 {
 			out := make([]uint64, k)

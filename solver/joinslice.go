@@ -34,6 +34,9 @@ func (jc *JoinCounter) countSliced(wests [3][]uint64, weight [3]uint64, east []u
 	}
 	width, nc := sliceWidth(l, nw)
 	g := (len(east) + 63) / 64
+	if g > 1 && g < 4 {
+		g = 4 // the padding groups are empty: their words are 0
+	}
 	tab := jc.buildSlices(east, g, width, nc)
 	var total uint64
 	for i, west := range wests {
@@ -54,13 +57,20 @@ func (jc *JoinCounter) buildSlices(east []uint64, g, width, nc int) []uint64 {
 	}
 	tab := jc.tab[:size]
 	var busy [64]uint64
+	narrow := true // every mask fits in 32 bits
+	for _, e := range east {
+		narrow = narrow && e>>32 == 0
+	}
 	for q := range g {
-		grp := east[q*64 : min(q*64+64, len(east))]
+		grp := east[min(q*64, len(east)):min(q*64+64, len(east))]
 		// busy[b]: the masks of the group with bit b set, a transpose.
 		busy = [64]uint64{}
 		copy(busy[:], grp)
-		transpose64(&busy)
+		transpose64(&busy, narrow)
 		valid := ^uint64(0) >> (64 - len(grp))
+		if len(grp) == 0 {
+			valid = 0
+		}
 		for j := range nc {
 			t := tab[j<<width*g:]
 			t[q] = valid
@@ -96,6 +106,9 @@ func sliceWidth(l, nw int) (width, nc int) {
 func sliceLoop(west, tab []uint64, g, width, nc int) uint64 {
 	if g == 1 {
 		return sliceLoop1(west, tab, width, nc)
+	}
+	if g == 4 && nc == 4 {
+		return sliceLoop4(west, tab, width)
 	}
 	if total, ok := sliceLoopVec(west, tab, g, width, nc); ok {
 		return total
@@ -170,20 +183,43 @@ func sliceLoop1(west, tab []uint64, width, nc int) uint64 {
 	return total
 }
 
+// sliceLoop4 is sliceLoop for 4 groups (the last ones maybe empty) and 4
+// chunks, with each row of words an array: no bounds checks.
+func sliceLoop4(west, tab []uint64, width int) uint64 {
+	var total uint64
+	s := uint(width)
+	m := uint64(1)<<s - 1
+	row := func(j int, w uint64) *[4]uint64 {
+		return (*[4]uint64)(tab[(j<<s+int(w>>(uint(j)*s)&m))*4:])
+	}
+	for _, w := range west {
+		r0, r1, r2, r3 := row(0, w), row(1, w), row(2, w), row(3, w)
+		total += uint64(bits.OnesCount64(r0[0]&r1[0]&r2[0]&r3[0]) + bits.OnesCount64(r0[1]&r1[1]&r2[1]&r3[1]) +
+			bits.OnesCount64(r0[2]&r1[2]&r2[2]&r3[2]) + bits.OnesCount64(r0[3]&r1[3]&r2[3]&r3[3]))
+	}
+	return total
+}
+
 // popcount is bits.OnesCount64, under a name the vector loop shares.
 func popcount(x uint64) int { return bits.OnesCount64(x) }
 
 // transpose64 transposes the 64x64 bit matrix a: bit j of a[i] and bit i
 // of a[j] trade places. Six rounds swap ever smaller blocks (Hacker's
 // Delight, 7-3), about 200 XORs and shifts for 64 masks where testing their
-// bits one by one costs one step a set bit.
-func transpose64(a *[64]uint64) {
+// bits one by one costs one step a set bit. If narrow, every a[i] < 2^32:
+// after the first round rows 32..63 are zero and stay so, and the other
+// rounds skip them.
+func transpose64(a *[64]uint64, narrow bool) {
+	rows := 64
 	m := uint64(0x00000000ffffffff)
 	for j := 32; j != 0; j, m = j>>1, m^(m<<(j>>1)) {
-		for k := 0; k < 64; k = (k + j + 1) &^ j {
+		for k := 0; k < rows; k = (k + j + 1) &^ j {
 			t := (a[k]>>j ^ a[k+j]) & m
 			a[k+j] ^= t
 			a[k] ^= t << j
+		}
+		if narrow {
+			rows = 32
 		}
 	}
 }
