@@ -114,6 +114,7 @@ type JoinCounter struct {
 	p          *JoinPlan
 	west, east []uint64
 	tab        []uint64 // bit-sliced tables of the east masks, see countSliced
+	busy       []uint64 // their transposes, 64 words a group
 	wsplit     []uint64 // the west masks filed by diagPairs
 	esplit     []uint64
 	views      quads // the plan's quarter tables filtered for configuration viewCfg-1

@@ -2,6 +2,11 @@ package solver
 
 import "math/bits"
 
+// joinMaxGroups bounds the groups of east masks countSliced tables at once
+// (more are counted in parts): 16,384 masks, 8 MiB of tables at width 8
+// with 4 chunks.
+const joinMaxGroups = 256
+
 // countSliced returns the sum, over the lists of wests, of weight times
 // the number of pairs (w, e) of a mask of the list and a mask of east that
 // share no bit. It slices east in groups of 64 masks: for each chunk j of
@@ -32,11 +37,16 @@ func (jc *JoinCounter) countSliced(wests [3][]uint64, weight [3]uint64, east []u
 		}
 		return total
 	}
-	width, nc := sliceWidth(l, nw)
+	if len(east) > 64*joinMaxGroups {
+		// Too many for one pass of the tables: split east.
+		half := len(east) / 2 &^ 63
+		return jc.countSliced(wests, weight, east[:half]) + jc.countSliced(wests, weight, east[half:])
+	}
 	g := (len(east) + 63) / 64
 	if g > 1 && g < 4 {
 		g = 4 // the padding groups are empty: their words are 0
 	}
+	width, nc := sliceWidth(l, nw, g)
 	tab := jc.buildSlices(east, g, width, nc)
 	var total uint64
 	for i, west := range wests {
@@ -56,28 +66,55 @@ func (jc *JoinCounter) buildSlices(east []uint64, g, width, nc int) []uint64 {
 		jc.tab = make([]uint64, size)
 	}
 	tab := jc.tab[:size]
-	var busy [64]uint64
 	narrow := true // every mask fits in 32 bits
 	for _, e := range east {
 		narrow = narrow && e>>32 == 0
 	}
+	// busy[q*64+b]: the masks of group q with bit b set, a transpose.
+	if cap(jc.busy) < 64*g {
+		jc.busy = make([]uint64, 64*g)
+	}
+	busy := jc.busy[:64*g]
+	var valid [joinMaxGroups]uint64
 	for q := range g {
 		grp := east[min(q*64, len(east)):min(q*64+64, len(east))]
-		// busy[b]: the masks of the group with bit b set, a transpose.
-		busy = [64]uint64{}
-		copy(busy[:], grp)
-		transpose64(&busy, narrow)
-		valid := ^uint64(0) >> (64 - len(grp))
-		if len(grp) == 0 {
-			valid = 0
+		bq := (*[64]uint64)(busy[q*64:])
+		*bq = [64]uint64{}
+		copy(bq[:], grp)
+		transpose64(bq, narrow)
+		if len(grp) > 0 {
+			valid[q%joinMaxGroups] = ^uint64(0) >> (64 - len(grp))
 		}
+	}
+	if g == 1 {
 		for j := range nc {
-			t := tab[j<<width*g:]
-			t[q] = valid
+			t := tab[j<<width : (j+1)<<width]
+			t[0] = valid[0]
 			for b := range width {
 				bb := busy[(j*width+b)&63]
-				for x := range 1 << b {
-					t[(1<<b+x)*g+q] = t[x*g+q] &^ bb
+				lo, hi := t[:1<<b], t[1<<b:2<<b]
+				for x := range lo {
+					hi[x] = lo[x] &^ bb
+				}
+			}
+		}
+		return tab
+	}
+	// Word rows of all groups at once: row x | 1<<b is row x without the
+	// masks holding bit b, a loop over the groups side by side.
+	var bb [joinMaxGroups]uint64
+	for j := range nc {
+		t := tab[j<<width*g:]
+		copy(t[:g], valid[:g])
+		for b := range width {
+			for q := range g {
+				bb[q] = busy[q*64+(j*width+b)&63]
+			}
+			for x := range 1 << b {
+				lo := t[x*g : x*g+g]
+				hi := t[(1<<b+x)*g : (1<<b+x)*g+g]
+				for q := range hi {
+					hi[q] = lo[q] &^ bb[q]
 				}
 			}
 		}
@@ -86,13 +123,14 @@ func (jc *JoinCounter) buildSlices(east []uint64, g, width, nc int) []uint64 {
 }
 
 // sliceWidth returns the chunk width for west masks of l bits, of which
-// there are nw, and how many chunks that makes: the width that costs least
-// to build (2^width words a chunk) and look up (nw a chunk).
-func sliceWidth(l, nw int) (width, nc int) {
+// there are nw, against g groups of east masks, and how many chunks that
+// makes: the width that costs least to build (2^width words a chunk and
+// group) and look up (a row of g words a chunk and west mask).
+func sliceWidth(l, nw, g int) (width, nc int) {
 	best := -1
 	for w := 4; w <= 8; w++ {
 		c := (l + w - 1) / w
-		cost := c * (1<<w + 2*nw)
+		cost := c * (1<<w*g + nw*(2+g/2))
 		if best < 0 || cost < best {
 			best, width, nc = cost, w, c
 		}
