@@ -145,11 +145,11 @@ func sliceLoop(west, tab []uint64, g, width, nc int) uint64 {
 	if g == 1 {
 		return sliceLoop1(west, tab, width, nc)
 	}
-	if g == 4 && nc == 4 {
-		return sliceLoop4(west, tab, width)
-	}
 	if total, ok := sliceLoopVec(west, tab, g, width, nc); ok {
 		return total
+	}
+	if g == 4 && nc == 4 {
+		return sliceLoop4(west, tab, width)
 	}
 	var total uint64
 	s := uint(width)

@@ -13,8 +13,11 @@ var vecOK = archsimd.X86.AVX512() && archsimd.X86.AVX512VPOPCNTDQ()
 // until the end. It reports false, counting nothing, where it does not
 // apply (no AVX-512, fewer than 8 groups, other than 4 or 5 chunks).
 func sliceLoopVec(west, tab []uint64, g, width, nc int) (uint64, bool) {
-	if !vecOK || g < 8 || nc < 4 || nc > 5 {
+	if !vecOK || g < 4 || nc < 4 || nc > 5 {
 		return 0, false
+	}
+	if g < 8 {
+		return sliceLoopVec4(west, tab, g, width, nc), true
 	}
 	s := uint(width)
 	m := uint64(1)<<s - 1
@@ -47,4 +50,34 @@ func sliceLoopVec(west, tab []uint64, g, width, nc int) (uint64, bool) {
 		tail += x
 	}
 	return tail, true
+}
+
+// sliceLoopVec4 is sliceLoopVec for 4 to 7 groups: four at a time on
+// 256-bit registers, the rest one by one.
+func sliceLoopVec4(west, tab []uint64, g, width, nc int) uint64 {
+	s := uint(width)
+	m := uint64(1)<<s - 1
+	row := func(j int, w uint64) []uint64 {
+		at := (j<<s + int(w>>(uint(j)*s)&m)) * g
+		return tab[at : at+g : at+g]
+	}
+	var acc archsimd.Uint64x4
+	var tail uint64
+	for _, w := range west {
+		r0, r1, r2, r3 := row(0, w), row(1, w), row(2, w), row(3, w)
+		r4 := r3
+		if nc == 5 {
+			r4 = row(4, w)
+		}
+		v := archsimd.LoadUint64x4Slice(r0).And(archsimd.LoadUint64x4Slice(r1))
+		v = v.And(archsimd.LoadUint64x4Slice(r2)).And(archsimd.LoadUint64x4Slice(r3))
+		v = v.And(archsimd.LoadUint64x4Slice(r4))
+		acc = acc.Add(v.OnesCount())
+		for q := 4; q < g; q++ {
+			tail += uint64(popcount(r0[q] & r1[q] & r2[q] & r3[q] & r4[q]))
+		}
+	}
+	var lanes [4]uint64
+	acc.Store(&lanes)
+	return tail + lanes[0] + lanes[1] + lanes[2] + lanes[3]
 }
