@@ -118,7 +118,7 @@ func TestCountSlicedWide(t *testing.T) {
 		r ^= r << 17
 		return r
 	}
-	for _, c := range []struct{ nw, ne, bits int }{{50, 60, 30}, {300, 150, 30}, {300, 250, 30}, {300, 700, 30}, {200, 1000, 34}, {100, 2049, 38}} {
+	for _, c := range []struct{ nw, ne, bits int }{{50, 60, 30}, {300, 150, 30}, {300, 250, 30}, {300, 700, 30}, {200, 1000, 34}, {100, 2049, 38}, {40, 20000, 30}} {
 		mask := uint64(1)<<c.bits - 1
 		gen := func(k int) []uint64 {
 			out := make([]uint64, k)

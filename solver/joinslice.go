@@ -2,10 +2,15 @@ package solver
 
 import "math/bits"
 
-// joinMaxGroups bounds the groups of east masks countSliced tables at once
-// (more are counted in parts): 16,384 masks, 8 MiB of tables at width 8
-// with 4 chunks.
-const joinMaxGroups = 256
+// joinTableWords bounds the words of the tables countSliced builds at once
+// (more east masks are counted in parts): 256 KiB, so that the tables stay
+// in the second-level cache while the west masks stream past (at N=20
+// tables of several MB made the count several times slower).
+const joinTableWords = 1 << 15
+
+// joinMaxGroups is the most groups countSliced tables at once: the
+// narrowest tables (width 4) within joinTableWords.
+const joinMaxGroups = joinTableWords / 16
 
 // countSliced returns the sum, over the lists of wests, of weight times
 // the number of pairs (w, e) of a mask of the list and a mask of east that
@@ -37,16 +42,22 @@ func (jc *JoinCounter) countSliced(wests [3][]uint64, weight [3]uint64, east []u
 		}
 		return total
 	}
-	if len(east) > 64*joinMaxGroups {
-		// Too many for one pass of the tables: split east.
-		half := len(east) / 2 &^ 63
-		return jc.countSliced(wests, weight, east[:half]) + jc.countSliced(wests, weight, east[half:])
-	}
 	g := (len(east) + 63) / 64
 	if g > 1 && g < 4 {
 		g = 4 // the padding groups are empty: their words are 0
 	}
 	width, nc := sliceWidth(l, nw, g)
+	if most := joinTableWords / (nc << width); g > most {
+		// Tables too large for the cache: count east in parts.
+		part := most * 64
+		var total uint64
+		for len(east) > 0 {
+			k := min(part, len(east))
+			total += jc.countSliced(wests, weight, east[:k])
+			east = east[k:]
+		}
+		return total
+	}
 	tab := jc.buildSlices(east, g, width, nc)
 	var total uint64
 	for i, west := range wests {
