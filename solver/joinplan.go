@@ -150,7 +150,7 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 			continue
 		}
 		q, h := jc.tables(u.cfg), p.N/2
-		jc.east = joinHalf(q[1], q[3], e&(1<<h-1), e>>(p.N-h), cfg.east>>(p.N-h), jc.east[:0])
+		jc.east = jc.eastHalf(q, cfg, e, jc.east[:0])
 		if len(jc.east) == 0 {
 			continue
 		}
@@ -169,6 +169,27 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 	return total, nil
 }
 
+// eastHalf appends to dst the east half-boards of row set e under
+// configuration cfg, from the tables q, and returns dst. Even boards have
+// no east tables: the east-west mirror maps an east half-board on rows e
+// to a west one on the same rows, and its interface to the west one's with
+// the anti-diagonal and diagonal fields swapped and reversed, which is the
+// whole interface word reversed (see pack).
+func (jc *JoinCounter) eastHalf(q *quads, cfg *joinConfig, e uint32, dst []uint64) []uint64 {
+	n := jc.p.N
+	h := n / 2
+	if q[1] != nil {
+		return joinHalf(q[1], q[3], e&(1<<h-1), e>>(n-h), cfg.east>>(n-h), dst)
+	}
+	k := len(dst)
+	dst = joinHalf(q[0], q[2], e&(1<<h-1), e>>(n-h), cfg.west, dst)
+	s := uint(64 - 2*(2*h-1))
+	for i, m := range dst[k:] {
+		dst[k+i] = bits.Reverse64(m) >> s
+	}
+	return dst
+}
+
 // tables returns the quarter tables for configuration i: the plan's own
 // when it has no fixed queen, else the counter's views of them without the
 // placements the fixed queens attack, made when i changes.
@@ -179,6 +200,9 @@ func (jc *JoinCounter) tables(i int) *quads {
 	}
 	if jc.viewCfg != i+1 {
 		for q, t := range jc.p.quads {
+			if t == nil {
+				continue
+			}
 			if jc.views[q] == nil {
 				jc.views[q] = new(quadTable)
 			}

@@ -340,7 +340,8 @@ func emit(p joinEnt, ss []joinEnt, dst []uint64) []uint64 {
 }
 
 // quads is the four quarter tables of an n-board: north-west, north-east,
-// south-west, south-east.
+// south-west, south-east. Even boards have no fixed queens and need no
+// east tables (see JoinCounter.eastHalf): their entries are nil.
 type quads [4]*quadTable
 
 func newQuads(n int) quads {
@@ -348,6 +349,9 @@ func newQuads(n int) quads {
 	nw := quarter{n, h, 0, 0}.placements()
 	var t quads
 	for i := range t {
+		if n%2 == 0 && i%2 == 1 {
+			continue
+		}
 		t[i] = newQuadTable(quarter{n, h, i / 2 * (n - h), i % 2 * (n - h)}, nw)
 	}
 	return t
