@@ -67,10 +67,15 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 		},
 		deadline: time.Now().Add(cfg.JoinTimeout),
 	}
-	b := &untilBackOff{deadline: j.deadline, next: &backoff.ExponentialBackOff{
+	var b backoff.BackOff = &untilBackOff{deadline: j.deadline, next: &backoff.ExponentialBackOff{
 		InitialInterval: backoffMin, MaxInterval: backoffMax,
 		Multiplier: 2, RandomizationFactor: backoffJitter,
 	}}
+	within := fmt.Sprintf("within %v", cfg.JoinTimeout)
+	if cfg.JoinOnce {
+		j.deadline = time.Now().Add(joinAttemptTimeout)
+		b, within = &backoff.StopBackOff{}, "in one attempt (--join-timeout 0)"
+	}
 	jr, err := backoff.Retry(ctx, func() (*nqueenspb.JoinResponse, error) { return j.attempt(ctx) },
 		backoff.WithBackOff(b), backoff.WithMaxElapsedTime(0), backoff.WithNotify(j.waiting))
 	switch {
@@ -81,7 +86,7 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 	case errors.Is(err, ErrJoin):
 		return nil, err // refused: attempt said why
 	}
-	return nil, fmt.Errorf("%w at %s within %v: %s", ErrJoin, cfg.Join, cfg.JoinTimeout, status.Convert(err).Message())
+	return nil, fmt.Errorf("%w at %s %s: %s", ErrJoin, cfg.Join, within, status.Convert(err).Message())
 }
 
 // attempt makes one Join call. Its error is the status to retry on, or a

@@ -66,6 +66,9 @@ type Config struct {
 	// JoinTimeout bounds the retries of the first join and of rejoining
 	// after a broken stream (default DefaultJoinTimeout).
 	JoinTimeout time.Duration
+	// JoinOnce makes one join attempt (of at most a few seconds) instead
+	// of retrying for JoinTimeout: worker --join-timeout 0.
+	JoinOnce bool
 	// DialOptions are added to the connection's options: transport
 	// credentials (TLS), per-RPC credentials (a token) and interceptors from
 	// package auth go here. Without transport credentials the connection is
