@@ -8,34 +8,20 @@ import (
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	grpcstatus "google.golang.org/grpc/status"
 
 	"github.com/nqueens/nqueens/coordinator"
-	"github.com/nqueens/nqueens/internal/version"
+	"github.com/nqueens/nqueens/internal/promreg"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 )
 
-// NewRegistry returns a Prometheus registry of this process's own (not the
-// global one, which any imported library may fill): the Go runtime and
-// process collectors, and nqueens_build_info.
-func NewRegistry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	v := version.Get()
-	build := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "nqueens_build_info",
-		Help: "The build of this binary: always 1, with its version, revision and solver version as labels.",
-		ConstLabels: prometheus.Labels{
-			"version": v.Module, "revision": v.Short(), "solver": strconv.Itoa(v.Solver), "goversion": v.Go,
-		},
-	})
-	build.Set(1)
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), build)
-	return reg
-}
+// NewRegistry returns a registry of this process's own (not the global
+// one, which any imported library may fill): the Go runtime and process
+// collectors, and nqueens_build_info (promreg.New).
+func NewRegistry() *prometheus.Registry { return promreg.New() }
 
 // syncBuckets span a journal fsync from a page-cache-backed tmpfs (tens of
 // microseconds) to a slow network disk (a second).

@@ -81,6 +81,9 @@ type Config struct {
 	// Quiet logs joining and draining at Debug instead of Info (embedded
 	// workers, whose coordinator already logs both).
 	Quiet bool
+	// Stats, when set, receives the worker's own figures as it works
+	// (tasks and nodes sent, slot time, joins) for its /metrics.
+	Stats *Stats
 	// NoRuns makes the worker take one task per lease even from a
 	// coordinator that leases runs of tasks (runs.go): for tests and
 	// measurements of the single-task path.
@@ -208,7 +211,9 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 		if !cfg.NoRuns {
 			plan, _ = plans.runPlan(jr.GetJob())
 		}
+		cfg.Stats.setJoined(true)
 		done, err := work(ctx, client, cfg, jr, plan, log)
+		cfg.Stats.setJoined(false)
 		if done || ctx.Err() != nil {
 			return nil
 		}

@@ -67,6 +67,7 @@ type options struct {
 	cfg          worker.Config
 	ac           auth.Config
 	healthListen string
+	http         string
 	level        string
 	logJSON      bool
 	tokenFile    string
@@ -85,6 +86,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&cfg.Name, "name", host, "name shown in the coordinator's logs")
 	fs.DurationVar(&cfg.JoinTimeout, "join-timeout", cfg.JoinTimeout, "how long to keep retrying to join (or rejoin) a coordinator that is down or full before giving up; 0 makes one attempt")
 	fs.StringVar(&o.healthListen, "health-listen", "", "serve grpc.health.v1 on `HOST:PORT` (for probes); off when empty")
+	fs.StringVar(&o.http, "http", "", "serve this worker's own /metrics (tasks and nodes sent, nodes/s, slots, joins) and /healthz on `HOST:PORT`, without the token; off when empty")
 	fs.Var(&ac.Token, "token", "join `TOKEN` (never logged; "+auth.EnvToken+" in the environment)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the join token from `FILE` instead (a mounted Kubernetes Secret; white space around it dropped)")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "dial with TLS, trusting this PEM CA `FILE` for the coordinator")
@@ -148,6 +150,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer hs.Close()
 		log.Info("health service listening", "addr", hs.Addr())
+	}
+	if o.http != "" {
+		mctx, stop := context.WithCancel(ctx)
+		o.cfg.Stats = &worker.Stats{}
+		addr, wait, err := serveMetrics(mctx, o.http, o.cfg.Stats, o.cfg.Slots)
+		if err != nil {
+			stop()
+			fmt.Fprintf(stderr, "worker: %v\n", err)
+			return 1
+		}
+		defer wait()
+		defer stop()
+		log.Info("metrics server listening", "addr", addr)
 	}
 	if err := worker.Run(ctx, o.cfg, log); err != nil {
 		fmt.Fprintf(stderr, "worker: %v\n", err)
