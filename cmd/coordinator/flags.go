@@ -442,7 +442,7 @@ func newLogger(lo logOptions, stderr io.Writer) hclog.Logger {
 		Level:      hclog.LevelFromString(lo.level),
 		JSONFormat: lo.json,
 		Output:     stderr,
-		TimeFormat: time.RFC3339,
+		TimeFormat: cli.LogTimeFormat,
 	})
 }
 

@@ -23,7 +23,6 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -140,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log := hclog.New(&hclog.LoggerOptions{
 		Name: "worker", Level: hclog.LevelFromString(o.level), JSONFormat: o.logJSON,
-		Output: stderr, TimeFormat: time.RFC3339,
+		Output: stderr, TimeFormat: cli.LogTimeFormat,
 	})
 	if o.healthListen != "" {
 		hs, err := worker.ServeHealth(o.healthListen)
