@@ -34,6 +34,12 @@ const (
 	// waitLogEvery is how often a worker that cannot join yet says so at
 	// Info: the first failure at once, then at most this often.
 	waitLogEvery = 5 * time.Second
+	// stayLogEvery is the same for a worker that stays between jobs
+	// (Config.Stay): waiting is its normal state, not news.
+	stayLogEvery = time.Minute
+	// stayForever is the join deadline of a worker that stays: it retries
+	// until its context ends.
+	stayForever = 100 * 365 * 24 * time.Hour
 )
 
 // solverVersion is the solver version the worker announces (tests change
@@ -66,6 +72,9 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 			SolverVersion: solverVersion, BuildVersion: version.Get().String(), Batches: true,
 		},
 		deadline: time.Now().Add(cfg.JoinTimeout),
+	}
+	if cfg.Stay {
+		j.deadline = time.Now().Add(stayForever)
 	}
 	var b backoff.BackOff = &untilBackOff{deadline: j.deadline, next: &backoff.ExponentialBackOff{
 		InitialInterval: backoffMin, MaxInterval: backoffMax,
@@ -124,10 +133,17 @@ func (j *joiner) attempt(ctx context.Context) (*nqueenspb.JoinResponse, error) {
 func (j *joiner) waiting(err error, pause time.Duration) {
 	msg := status.Convert(err).Message()
 	j.log.Debug("join failed; retrying", "attempt", j.attempts, "error", msg, "pause", pause)
-	if now := time.Now(); now.Sub(j.logged) >= waitLogEvery {
+	every := waitLogEvery
+	if j.cfg.Stay {
+		every = stayLogEvery
+	}
+	if now := time.Now(); now.Sub(j.logged) >= every {
 		j.logged = now
-		info(j.cfg, j.log)("waiting for coordinator", "addr", j.cfg.Join, "attempt", j.attempts, "error", msg,
-			"gives_up_in", time.Until(j.deadline).Round(time.Second))
+		kv := []any{"addr", j.cfg.Join, "attempt", j.attempts, "error", msg}
+		if !j.cfg.Stay {
+			kv = append(kv, "gives_up_in", time.Until(j.deadline).Round(time.Second))
+		}
+		info(j.cfg, j.log)("waiting for coordinator", kv...)
 	}
 }
 

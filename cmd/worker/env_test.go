@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -98,5 +99,24 @@ func TestTokenFile(t *testing.T) {
 	}
 	if s := <-done; s.Solutions != 92 || !s.Complete {
 		t.Errorf("the job: %d solutions, complete %v; want 92", s.Solutions, s.Complete)
+	}
+}
+
+// TestStayFlags: --stay retries until stopped, so a join timeout beside it
+// is refused, from the command line or the environment.
+func TestStayFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--join", "127.0.0.1:1", "--stay", "--join-timeout", "1m"},
+		{"--join", "127.0.0.1:1", "--stay", "--join-timeout", "0"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr)
+		if want := "worker: --join-timeout does not apply to --stay, which retries joining until stopped\n"; code != 2 || stderr.String() != want {
+			t.Errorf("worker %v: exit %d, stderr %q; want exit 2 and %q", args, code, stderr.String(), want)
+		}
+	}
+	t.Setenv("NQUEENS_STAY", "true")
+	if o, err := parseFlags([]string{"--join", "127.0.0.1:1"}, io.Discard); err != nil || !o.cfg.Stay {
+		t.Errorf("NQUEENS_STAY=true: stay %v, %v; want on", o.cfg.Stay, err)
 	}
 }

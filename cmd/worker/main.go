@@ -42,7 +42,8 @@ const usageHead = `Usage: worker --join HOST:PORT [flags]
 
 Joins an nqueens coordinator and runs the tasks it leases, one per slot. A
 coordinator that is down or full is retried with back-off for --join-timeout
-(--join-timeout 0: one attempt, no retry).
+(--join-timeout 0: one attempt, no retry). With --stay it waits for the next
+job when one ends, and retries until stopped.
 Exit status: 0 job done or stopped by a signal, 1 cannot join, refused (a bad
 token, another solver version, or cut off for breaking a limit) or failed,
 2 bad usage.
@@ -50,6 +51,7 @@ token, another solver version, or cut off for breaking a limit) or failed,
 Examples:
   worker --join 127.0.0.1:7070                  # one slot per CPU
   worker --join coordinator:7070 --slots 2 --name rack1-node4
+  worker --join coordinator:7070 --stay --http 0.0.0.0:9090   # a Deployment's pod
   worker --join coordinator:7070 --token-file /run/secrets/nqueens-token \
       --tls-ca ca.pem --health-listen 0.0.0.0:7071
 
@@ -84,6 +86,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&cfg.Slots, "slots", cfg.Slots, "tasks run at once, one core each; the default is GOMAXPROCS, the CPUs this process may use (a container's CPU limit)")
 	fs.StringVar(&cfg.Name, "name", host, "name shown in the coordinator's logs")
 	fs.DurationVar(&cfg.JoinTimeout, "join-timeout", cfg.JoinTimeout, "how long to keep retrying to join (or rejoin) a coordinator that is down or full before giving up; 0 makes one attempt")
+	fs.BoolVar(&cfg.Stay, "stay", false, "stay between jobs: when a job ends, wait (quietly) for the next coordinator at --join, retrying until stopped, instead of exiting; for a Kubernetes Deployment, whose exited pods restart into CrashLoopBackOff")
 	fs.StringVar(&o.healthListen, "health-listen", "", "serve grpc.health.v1 on `HOST:PORT` (for probes); off when empty")
 	fs.StringVar(&o.http, "http", "", "serve this worker's own /metrics (tasks and nodes sent, nodes/s, slots, joins) and /healthz on `HOST:PORT`, without the token; off when empty")
 	fs.Var(&ac.Token, "token", "join `TOKEN` (never logged; "+auth.EnvToken+" in the environment)")
@@ -112,11 +115,15 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	case hclog.LevelFromString(o.level) == hclog.NoLevel:
 		return o, fmt.Errorf("--log-level %q: want trace, debug, info, warn, error or off", o.level)
 	}
+	given := cli.Given(fs)
+	if cfg.Stay && given["join-timeout"] {
+		return o, errors.New("--join-timeout does not apply to --stay, which retries joining until stopped")
+	}
 	cfg.JoinOnce = cfg.JoinTimeout == 0
 	if err := cfg.Validate(); err != nil {
 		return o, err
 	}
-	which, err := cli.Pick("token", "token-file", cli.Given(fs), onArgs)
+	which, err := cli.Pick("token", "token-file", given, onArgs)
 	if err == nil && which == "token-file" {
 		ac.Token, err = auth.ReadTokenFile(o.tokenFile)
 	}
