@@ -1,6 +1,7 @@
 package status
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/nqueens/nqueens/coordinator"
@@ -32,6 +33,12 @@ type APIStatus struct {
 	SolsPerSec  float64   `json:"solutions_per_second"`
 	ETASeconds  *float64  `json:"eta_seconds"` // null while unknown or when done
 
+	// Exact repeats the counts as decimal strings: JavaScript reads a JSON
+	// number as a float64, which rounds above 2^53 (N=27's total
+	// 234907967154122528 would read as ...530). The numbers stay above for
+	// readers that parse 64-bit integers.
+	Exact APIExact `json:"exact"`
+
 	Listing APIListing `json:"listing"`
 	Recent  [][]int    `json:"recent"` // latest solutions of a listing, 1-based columns, newest last
 	Done    bool       `json:"done"`
@@ -55,6 +62,29 @@ type APIWorker struct {
 	SilentSeconds float64 `json:"silent_seconds"`
 }
 
+// APIExact holds the summary's counts as base-10 strings, exact in any
+// JSON reader.
+type APIExact struct {
+	Solutions string `json:"solutions"`
+	Unique    string `json:"unique"`
+	Nodes     string `json:"nodes"`
+	// Completions is set on pinned runs only, as Summary.Completions.
+	Completions string `json:"completions,omitempty"`
+}
+
+// exactOf writes sum's counts in decimal.
+func exactOf(sum coordinator.Summary) APIExact {
+	x := APIExact{
+		Solutions: strconv.FormatUint(sum.Solutions, 10),
+		Unique:    strconv.FormatUint(sum.Unique, 10),
+		Nodes:     strconv.FormatUint(sum.Nodes, 10),
+	}
+	if sum.Completions != nil {
+		x.Completions = strconv.FormatUint(*sum.Completions, 10)
+	}
+	return x
+}
+
 // APIListing is the final write of a listing's solutions.
 type APIListing struct {
 	Writing bool   `json:"writing"`
@@ -74,6 +104,7 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 		Started:         s.Started, BusySeconds: e.BusySeconds,
 		WorkDone: s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
 		NodesPerSec: e.NodesPerSec, SolsPerSec: e.SolsPerSec,
+		Exact:   exactOf(s.Summary),
 		Listing: APIListing{Writing: s.Listing.Writing, Written: s.Listing.Written, Total: s.Listing.Total},
 		Recent:  s.Recent,
 		Done:    s.Done,

@@ -130,3 +130,34 @@ func TestDashboardBoards(t *testing.T) {
 	}
 	screenshot(t, ctx, "dashboard-listing.png")
 }
+
+// TestDashboardExactCounts feeds the page N=27's counts, above 2^53: the
+// first render (from the page's template) shows 3/4 of them, the event
+// stream then brings the totals, and the page shows every digit of both
+// (a float64 would show 234907967154122530 and 29363495934315696).
+func TestDashboardExactCounts(t *testing.T) {
+	ctx := browser(t)
+	job := bigJob{newFakeJob(2)}
+	job.Advance()
+	base := serve(t, NewHandler(job, Options{Interval: 100 * time.Millisecond}))
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#workers tr.worker"))); err != nil {
+		t.Fatal(err)
+	}
+	job.Advance()
+	if err := waitFor(ctx, `document.getElementById("final-count").textContent === "`+n27Total+`"`); err != nil {
+		t.Fatalf("the page did not show the total %s: %v (shows %q)", n27Total, err, pageText(ctx, "final-count"))
+	}
+	for id, want := range map[string]string{"solutions": n27Total, "unique": n27Unique} {
+		if got := pageText(ctx, id); got != want {
+			t.Errorf("#%s shows %q, want %q", id, got, want)
+		}
+	}
+	title, err := chromedp.Run(ctx, chromedp.Title())
+	if err != nil || !strings.HasSuffix(title, n27Total) {
+		t.Errorf("the title is %q (%v), want it to end with %s", title, err, n27Total)
+	}
+	text := pageText(ctx, "final-text")
+	if !strings.Contains(text, n27Unique+" fundamental") {
+		t.Errorf("#final-text is %q, want %s fundamental", text, n27Unique)
+	}
+}

@@ -112,6 +112,7 @@ func TestMetrics(t *testing.T) {
 		"nqueens_quarantines_total 0\n",
 		"nqueens_nodes_total 4e+09\n",
 		"nqueens_done 1\n",
+		`nqueens_job_info{depth="3",engine="backtrack",kind="count",n="15"} 1` + "\n",
 		"nqueens_journal_fsync_seconds_count 1\n",
 		"nqueens_build_info{",
 		"go_goroutines ",

@@ -34,6 +34,12 @@ const (
 	// waitLogEvery is how often a worker that cannot join yet says so at
 	// Info: the first failure at once, then at most this often.
 	waitLogEvery = 5 * time.Second
+	// stayLogEvery is the same for a worker that stays between jobs
+	// (Config.Stay): waiting is its normal state, not news.
+	stayLogEvery = time.Minute
+	// stayForever is the join deadline of a worker that stays: it retries
+	// until its context ends.
+	stayForever = 100 * 365 * 24 * time.Hour
 )
 
 // solverVersion is the solver version the worker announces (tests change
@@ -67,10 +73,18 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 		},
 		deadline: time.Now().Add(cfg.JoinTimeout),
 	}
-	b := &untilBackOff{deadline: j.deadline, next: &backoff.ExponentialBackOff{
+	if cfg.Stay {
+		j.deadline = time.Now().Add(stayForever)
+	}
+	var b backoff.BackOff = &untilBackOff{deadline: j.deadline, next: &backoff.ExponentialBackOff{
 		InitialInterval: backoffMin, MaxInterval: backoffMax,
 		Multiplier: 2, RandomizationFactor: backoffJitter,
 	}}
+	within := fmt.Sprintf("within %v", cfg.JoinTimeout)
+	if cfg.JoinOnce {
+		j.deadline = time.Now().Add(joinAttemptTimeout)
+		b, within = &backoff.StopBackOff{}, "in one attempt (--join-timeout 0)"
+	}
 	jr, err := backoff.Retry(ctx, func() (*nqueenspb.JoinResponse, error) { return j.attempt(ctx) },
 		backoff.WithBackOff(b), backoff.WithMaxElapsedTime(0), backoff.WithNotify(j.waiting))
 	switch {
@@ -81,7 +95,7 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 	case errors.Is(err, ErrJoin):
 		return nil, err // refused: attempt said why
 	}
-	return nil, fmt.Errorf("%w at %s within %v: %s", ErrJoin, cfg.Join, cfg.JoinTimeout, status.Convert(err).Message())
+	return nil, fmt.Errorf("%w at %s %s: %s", ErrJoin, cfg.Join, within, status.Convert(err).Message())
 }
 
 // attempt makes one Join call. Its error is the status to retry on, or a
@@ -119,10 +133,17 @@ func (j *joiner) attempt(ctx context.Context) (*nqueenspb.JoinResponse, error) {
 func (j *joiner) waiting(err error, pause time.Duration) {
 	msg := status.Convert(err).Message()
 	j.log.Debug("join failed; retrying", "attempt", j.attempts, "error", msg, "pause", pause)
-	if now := time.Now(); now.Sub(j.logged) >= waitLogEvery {
+	every := waitLogEvery
+	if j.cfg.Stay {
+		every = stayLogEvery
+	}
+	if now := time.Now(); now.Sub(j.logged) >= every {
 		j.logged = now
-		info(j.cfg, j.log)("waiting for coordinator", "addr", j.cfg.Join, "attempt", j.attempts, "error", msg,
-			"gives_up_in", time.Until(j.deadline).Round(time.Second))
+		kv := []any{"addr", j.cfg.Join, "attempt", j.attempts, "error", msg}
+		if !j.cfg.Stay {
+			kv = append(kv, "gives_up_in", time.Until(j.deadline).Round(time.Second))
+		}
+		info(j.cfg, j.log)("waiting for coordinator", kv...)
 	}
 }
 

@@ -218,6 +218,8 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 		if ctx.Err() != nil {
 			return
 		}
+		s.cfg.Stats.computing(1)
+		defer s.cfg.Stats.computing(-1)
 		start := time.Now()
 		if a.GetRun() > 1 {
 			res = runRange(ctx, a, s.plan)
@@ -244,6 +246,9 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 		s.pf.resultSent(uint64(a.GetTaskId().GetIndex()))
 		if !s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: res}}) {
 			return
+		}
+		if res.GetFailure() == "" {
+			s.cfg.Stats.sent(uint64(max(a.GetRun(), 1)), res.GetNodes(), took)
 		}
 	}
 	if credits := s.pf.done(took); credits > 0 {

@@ -11,8 +11,28 @@ import (
 const (
 	rulesPath     = "../../monitoring/nqueens-rules.yml"
 	dashboardPath = "../../monitoring/nqueens-dashboard.json"
-	metricsSource = "../../../status/metrics.go"
 )
+
+// metricsSources are the files that declare the nqueens_ metrics: the
+// coordinator's (status), the registry every process starts from (build
+// info) and the worker's own /metrics.
+var metricsSources = []string{"../../../status/metrics.go", "../../../internal/promreg/promreg.go", "../../../cmd/worker/metrics.go"}
+
+// declaredMetrics is DeclaredMetrics of every metricsSources file.
+func declaredMetrics(t *testing.T) map[string]bool {
+	t.Helper()
+	all := map[string]bool{}
+	for _, src := range metricsSources {
+		names, err := DeclaredMetrics(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range names {
+			all[n] = true
+		}
+	}
+	return all
+}
 
 // TestServiceMonitorScrapesStatusPort: the ServiceMonitor selects the
 // coordinator's Service and scrapes its status port's /metrics (the token
@@ -140,12 +160,9 @@ func TestDashboardModel(t *testing.T) {
 // an alert that can never fire or an empty panel. The compose test runs
 // every dashboard query against a real Prometheus too.
 func TestMonitoringUsesExportedMetrics(t *testing.T) {
-	declared, err := DeclaredMetrics(metricsSource)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !declared["nqueens_solutions"] || !declared["nqueens_journal_fsync_seconds"] {
-		t.Fatalf("found %d metric names in %s, not nqueens_solutions and nqueens_journal_fsync_seconds: the pattern is wrong", len(declared), metricsSource)
+	declared := declaredMetrics(t)
+	if !declared["nqueens_solutions"] || !declared["nqueens_journal_fsync_seconds"] || !declared["nqueens_build_info"] || !declared["nqueens_worker_sent_nodes_total"] {
+		t.Fatalf("found %d metric names in %v, not nqueens_solutions, nqueens_journal_fsync_seconds, nqueens_build_info and nqueens_worker_sent_nodes_total: the pattern is wrong", len(declared), metricsSources)
 	}
 	plain, err := LoadRuleFile(rulesPath)
 	if err != nil {
@@ -167,7 +184,7 @@ func TestMonitoringUsesExportedMetrics(t *testing.T) {
 		for _, name := range MetricNames(q.Expr) {
 			used++
 			if !Exported(name, declared) {
-				t.Errorf("%s queries %s, which %s does not export", q.Where, name, metricsSource)
+				t.Errorf("%s queries %s, which none of %v exports", q.Where, name, metricsSources)
 			}
 		}
 	}
