@@ -25,10 +25,9 @@ type APIStatus struct {
 	Slots           int         `json:"slots"` // of the attached workers
 
 	Started     time.Time `json:"started"`
-	BusySeconds float64   `json:"busy_seconds"` // time with at least one worker attached
-	WorkDone    float64   `json:"work_done"`    // estimated nodes done by this run
-	WorkTotal   float64   `json:"work_total"`   // estimated nodes of this run
-	Fraction    float64   `json:"fraction"`     // work_done / work_total, 0..1
+	WorkDone    float64   `json:"work_done"`  // estimated nodes done by this run
+	WorkTotal   float64   `json:"work_total"` // estimated nodes of this run
+	Fraction    float64   `json:"fraction"`   // work_done / work_total, 0..1
 	NodesPerSec float64   `json:"nodes_per_second"`
 	SolsPerSec  float64   `json:"solutions_per_second"`
 	ETASeconds  *float64  `json:"eta_seconds"` // null while unknown or when done
@@ -101,14 +100,15 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 		TasksQueued: s.Queued, TasksLeased: s.Leased, TasksRestored: s.Restored,
 		WorkersAttached: make([]APIWorker, 0, len(s.Workers)),
 		Slots:           Slots(s),
-		Started:         s.Started, BusySeconds: e.BusySeconds,
-		WorkDone: s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
+		Started:         s.Started,
+		WorkDone:        s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
 		NodesPerSec: e.NodesPerSec, SolsPerSec: e.SolsPerSec,
 		Exact:   exactOf(s.Summary),
 		Listing: APIListing{Writing: s.Listing.Writing, Written: s.Listing.Written, Total: s.Listing.Total},
 		Recent:  s.Recent,
 		Done:    s.Done,
 	}
+	a.BusySeconds = e.BusySeconds // the summary's busy_seconds, from the snapshot's Busy
 	if a.Recent == nil {
 		a.Recent = [][]int{}
 	}
