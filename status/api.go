@@ -21,8 +21,12 @@ type APIStatus struct {
 	TasksLeased   int `json:"tasks_leased"`   // tasks on a worker now
 	TasksRestored int `json:"tasks_restored"` // tasks read from the journal (--resume)
 
-	WorkersAttached []APIWorker `json:"workers_attached"`
-	Slots           int         `json:"slots"` // of the attached workers
+	// WorkersAttached has a row per attached worker (/api/status), or the
+	// rows TopWorkers kept (the dashboard's stream, /api/status?workers=K);
+	// WorkerStates counts them all by state either way.
+	WorkersAttached []APIWorker     `json:"workers_attached"`
+	WorkerStates    APIWorkerStates `json:"worker_states"`
+	Slots           int             `json:"slots"` // of the attached workers
 
 	Started     time.Time `json:"started"`
 	WorkDone    float64   `json:"work_done"`  // estimated nodes done by this run
@@ -123,6 +127,7 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 			Joined: w.Joined, LastSeen: w.LastSeen, SilentSeconds: max(now.Sub(w.LastSeen).Seconds(), 0),
 		})
 	}
+	a.WorkerStates = workerStates(a.WorkersAttached)
 	return a
 }
 
