@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# bench_solver.sh: time the solver alone (cmd/nqbench) against the two C
-# reference counters, faf.c (a C port of NQueensFAF's CPU solver, the
-# fastest public CPU counter we know of) and somers.c (the plain bitmask
-# search), at N=16 and N=17 on 1 and 2 threads, and print the ratios
-# (below 1 = faster than the reference).
+# bench_solver.sh: time the solver alone (cmd/nqbench) with each counting
+# engine, join and backtrack, against somers.c (the plain bitmask counter
+# with mirror halving, in the shared anchors folder) at N=16, 17 and 18 on
+# 1 and 2 threads, and print the ratios (below 1 = faster than somers.c).
 #
 #   scripts/bench_solver.sh [-q] [-r RUNS] [N...]
 #
 # Each ratio is the ratio of medians of RUNS (default 3) interleaved runs,
-# from ../shared/anchors/ratio.sh. A full run takes about 6 minutes on 2
-# cores; -q (or BENCH_QUICK=1) is a quick look: N=16 only, one run each.
-# ANCHORS names the folder holding ratio.sh, faf.c and somers.c (default:
-# the shared anchors beside the repository, ../shared/anchors, or beside
-# the main checkout when run from a git worktree). The box may
-# be shared: repeat, and compare ratios from one run rather than seconds.
+# from ../shared/anchors/ratio.sh, which builds somers.c itself; this
+# script builds only nqbench. somers.c takes about 5 s at N=16, 38 s at
+# N=17 and 4-5 minutes at N=18 on one thread here, so a full run takes
+# about an hour on 2 cores; -q (or BENCH_QUICK=1) is a quick look: N=16
+# only, one run each. ANCHORS names the folder holding ratio.sh and
+# somers.c (default: the shared anchors beside the repository,
+# ../shared/anchors, or beside the main checkout when run from a git
+# worktree). The box may be shared: repeat, and compare ratios from one run
+# rather than seconds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 anchors=${ANCHORS:-$root/../shared/anchors}
@@ -36,7 +38,7 @@ if [ -n "$quick" ]; then
 	runs=1
 	[ ${#sizes[@]} -gt 0 ] || sizes=(16)
 fi
-[ ${#sizes[@]} -gt 0 ] || sizes=(16 17)
+[ ${#sizes[@]} -gt 0 ] || sizes=(16 17 18)
 [ -x "$anchors/ratio.sh" ] || { echo "bench_solver: $anchors/ratio.sh not found (set ANCHORS)" >&2; exit 2; }
 # nqbench is built for the newest GOAMD64 level this CPU runs (override with
 # GOAMD64=v1 to measure Go's default).
@@ -44,20 +46,23 @@ export GOAMD64=${GOAMD64:-$("$root/scripts/goamd64.sh")}
 echo "building nqbench with GOAMD64=${GOAMD64:-(not amd64)}; $runs run(s) per ratio" >&2
 bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
 (cd "$root" && go build -o "$bin/nqbench" ./cmd/nqbench)
-ratio() { # anchor n threads: one ratio.sh set, its output to stderr, the ratio to stdout
+ratio() { # engine n threads: one ratio.sh set, its output to stderr, the ratio to stdout
 	local out
-	out=$("$anchors/ratio.sh" -r "$runs" -a "$1" "$2" "$3" -- "$bin/nqbench" --n "$2" --threads "$3")
+	out=$("$anchors/ratio.sh" -r "$runs" "$2" "$3" -- "$bin/nqbench" --n "$2" --threads "$3" --engine "$1")
 	echo "$out" >&2
 	awk '/^ratio/ {print $NF}' <<<"$out"
 }
 rows=()
 for n in "${sizes[@]}"; do
 	for t in 1 2; do
-		"$bin/nqbench" --n "$n" --threads "$t" >&2 # shows the counts; a wrong one is plain to see
-		f=$(ratio faf "$n" "$t")
-		s=$(ratio somers "$n" "$t")
-		rows+=("$(printf '%-4s %-8s %-10s %s' "$n" "$t" "$f" "$s")")
+		for e in join backtrack; do
+			"$bin/nqbench" --n "$n" --threads "$t" --engine "$e" >&2 # shows the counts; a wrong one is plain to see
+		done
+		j=$(ratio join "$n" "$t")
+		b=$(ratio backtrack "$n" "$t")
+		rows+=("$(printf '%-4s %-8s %-12s %s' "$n" "$t" "$j" "$b")")
 	done
 done
-printf '%-4s %-8s %-10s %s\n' N threads "vs faf.c" "vs somers.c"
+echo "ratios of nqbench's time to somers.c's (below 1 = faster)"
+printf '%-4s %-8s %-12s %s\n' N threads join backtrack
 printf '%s\n' "${rows[@]}"

@@ -1,10 +1,12 @@
 // Command nqbench counts an N-Queens board with the solver alone on T
 // goroutines: the baseline that the cluster's benchmark compares against.
-// It plans KindCount tasks (automatic depth unless --depth is given), lets
-// T goroutines take tasks in turn through a shared atomic index, and prints
-// one line: N total unique seconds.
+// With --engine backtrack it plans KindCount tasks (automatic depth unless
+// --depth is given); with --engine join it plans the join engine's units
+// (solver.NewJoinPlan); auto, the default, takes the faster for N and says
+// which on stderr. T goroutines take tasks in turn through a shared atomic
+// index, and nqbench prints one line: N total unique seconds.
 //
-//	nqbench --n 17 --threads 2 [--depth D]
+//	nqbench --n 17 --threads 2 [--engine auto|join|backtrack] [--depth D]
 package main
 
 import (
@@ -32,12 +34,14 @@ func main() {
 	}
 }
 
-const usage = `Usage: nqbench [--n N] [--threads T] [--depth D]
+const usage = `Usage: nqbench [--n N] [--threads T] [--engine auto|join|backtrack] [--depth D]
        nqbench cluster --n N --depth D --workers K [flags]   (run "nqbench cluster -h")
 
 Counts an N-Queens board with the solver alone on T goroutines, the
 baseline the cluster is compared with, and prints one line: N, total,
-fundamental, seconds.
+fundamental, seconds. --engine auto counts with the quadrant join where
+it is the faster engine and with the backtracker below, and says which on
+stderr.
 Exit status: 0 counted, 2 bad usage.
 
 Examples:
@@ -49,10 +53,16 @@ Flags:
 
 // run is the count: -h and --version answer on stdout and return nil.
 func run(args []string, stdout io.Writer) error {
+	return runLog(args, stdout, os.Stderr)
+}
+
+// runLog is run with the engine choice logged to log.
+func runLog(args []string, stdout, log io.Writer) error {
 	fs := flag.NewFlagSet("nqbench", flag.ContinueOnError)
 	n := fs.Int("n", 16, "board size")
 	threads := fs.Int("threads", runtime.NumCPU(), "goroutines counting tasks")
-	depth := fs.Int("depth", -1, "plan depth (-1: solver.AutoDepth)")
+	depth := fs.Int("depth", -1, "plan depth of the backtracker (-1: solver.AutoDepth)")
+	engine := fs.String("engine", "auto", "counting engine: auto (the faster for n), join or backtrack")
 	if err := cli.Parse(fs, args, stdout, usage); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -66,19 +76,91 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("--threads %d: must be at least 1", *threads)
 	}
 	t0 := time.Now()
-	d := *depth
-	if d < 0 {
-		d = solver.AutoDepth(*n, *threads, solver.KindCount)
+	var sum solver.Counts
+	var err error
+	switch *engine {
+	case "auto":
+		join, why := solver.PreferJoin(*n)
+		name := "backtrack"
+		if join {
+			name = "join"
+		}
+		fmt.Fprintf(log, "nqbench: engine %s (auto: %s)\n", name, why)
+		if join {
+			sum, err = countJoin(*n, *threads)
+		} else {
+			sum, err = countBacktrack(*n, *threads, *depth)
+		}
+	case "join":
+		sum, err = countJoin(*n, *threads)
+	case "backtrack":
+		sum, err = countBacktrack(*n, *threads, *depth)
+	default:
+		return fmt.Errorf("--engine %q: must be auto, join or backtrack", *engine)
 	}
-	plan, err := solver.NewPlan(*n, d, solver.KindCount)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "%d %d %d %.3f\n", *n, sum.Total, sum.Unique, time.Since(t0).Seconds())
+	return nil
+}
+
+// countJoin counts the n-board with the join engine: threads goroutines
+// take its units in turn through a shared atomic index, each with its own
+// counter; the fundamental count follows from the total.
+func countJoin(n, threads int) (solver.Counts, error) {
+	plan, err := solver.NewJoinPlan(n, 0)
+	if err != nil {
+		return solver.Counts{}, err
+	}
 	var next atomic.Int64
-	results := make([]solver.Counts, *threads)
-	errs := make([]error, *threads)
+	totals := make([]uint64, threads)
+	errs := make([]error, threads)
 	var wg sync.WaitGroup
-	for w := range *threads {
+	for w := range threads {
+		wg.Go(func() {
+			c := plan.NewCounter()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= plan.NumTasks() {
+					return
+				}
+				t, err := c.Count(i)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				totals[w] += t
+			}
+		})
+	}
+	wg.Wait()
+	var total uint64
+	for w := range threads {
+		if errs[w] != nil {
+			return solver.Counts{}, errs[w]
+		}
+		total += totals[w]
+	}
+	return solver.Counts{Total: total, Unique: plan.Fundamental(total)}, nil
+}
+
+// countBacktrack counts the n-board with the backtracker: it plans
+// KindCount tasks and threads goroutines take them in turn through a
+// shared atomic index.
+func countBacktrack(n, threads, depth int) (solver.Counts, error) {
+	if depth < 0 {
+		depth = solver.AutoDepth(n, threads, solver.KindCount)
+	}
+	plan, err := solver.NewPlan(n, depth, solver.KindCount)
+	if err != nil {
+		return solver.Counts{}, err
+	}
+	var next atomic.Int64
+	results := make([]solver.Counts, threads)
+	errs := make([]error, threads)
+	var wg sync.WaitGroup
+	for w := range threads {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
@@ -99,14 +181,13 @@ func run(args []string, stdout io.Writer) error {
 	}
 	wg.Wait()
 	var sum solver.Counts
-	for w := range *threads {
+	for w := range threads {
 		if errs[w] != nil {
-			return errs[w]
+			return solver.Counts{}, errs[w]
 		}
 		if sum, err = sum.Add(results[w]); err != nil {
-			return err
+			return solver.Counts{}, err
 		}
 	}
-	fmt.Fprintf(stdout, "%d %d %d %.3f\n", plan.N, sum.Total, sum.Unique, time.Since(t0).Seconds())
-	return nil
+	return sum, nil
 }
