@@ -1,4 +1,4 @@
-package status
+package browsertest_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/internal/browsertest"
+	"github.com/nqueens/nqueens/status"
 )
 
 // browser starts headless Chromium (browsertest.New) for the test, in a
@@ -63,7 +64,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) []byte {
 func TestDashboardInBrowser(t *testing.T) {
 	ctx := browser(t)
 	job := newFakeJob(12)
-	base := serve(t, NewHandler(job, Options{Interval: 200 * time.Millisecond}))
+	base := serve(t, status.NewHandler(job, status.Options{Interval: 200 * time.Millisecond}))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#workers tr.worker"))); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestDashboardBoards(t *testing.T) {
 	job := newFakeJob(4)
 	job.Advance()
 	job.Advance()
-	base := serve(t, NewHandler(listingJob{job}, Options{Interval: 200 * time.Millisecond}))
+	base := serve(t, status.NewHandler(listingJob{job}, status.Options{Interval: 200 * time.Millisecond}))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#boards img"))); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestDashboardExactCounts(t *testing.T) {
 	ctx := browser(t)
 	job := bigJob{newFakeJob(2)}
 	job.Advance()
-	base := serve(t, NewHandler(job, Options{Interval: 100 * time.Millisecond}))
+	base := serve(t, status.NewHandler(job, status.Options{Interval: 100 * time.Millisecond}))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#workers tr.worker"))); err != nil {
 		t.Fatal(err)
 	}
