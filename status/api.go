@@ -112,7 +112,9 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 		Recent:  s.Recent,
 		Done:    s.Done,
 	}
-	a.BusySeconds = e.BusySeconds // the summary's busy_seconds, from the snapshot's Busy
+	if a.BusySeconds == 0 { // a Source that fills Busy only; a finished job's summary holds the final figure
+		a.BusySeconds = e.BusySeconds
+	}
 	if a.Recent == nil {
 		a.Recent = [][]int{}
 	}
