@@ -67,6 +67,7 @@ type handler struct {
 	cookie  [sha256.Size]byte // sha256 of the cookie value that logs in
 	want    [sha256.Size]byte // sha256 of the token
 	streams chan struct{}     // a slot per open /events stream
+	floor   floor             // the progress shown so far: it never falls
 	mux     *http.ServeMux
 }
 
@@ -223,7 +224,7 @@ func (h *handler) apiStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	a := h.snapshot()
 	if rows >= 0 {
 		a.TopWorkers(rows)
 	}
@@ -290,4 +291,12 @@ type hclogPrinter struct{ log hclog.Logger }
 
 func (p hclogPrinter) Println(v ...any) {
 	p.log.Warn("metrics gathering failed", "error", strings.TrimSpace(fmt.Sprintln(v...)))
+}
+
+// snapshot is the job's status as this server shows it: progress held at
+// its highest so the page, the API and the stream never go backwards.
+func (h *handler) snapshot() APIStatus {
+	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	a.Fraction, a.EstimateGrew = h.floor.hold(a.Fraction)
+	return a
 }
