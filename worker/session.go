@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -145,7 +146,12 @@ func (s *session) serve(ctx context.Context) (done bool, err error) {
 				}
 				return false, r.err
 			}
-			if s.handle(ctx, r.m) {
+			drained, err := s.handle(ctx, r.m)
+			if err != nil {
+				s.finish(false)
+				return false, err
+			}
+			if drained {
 				s.finish(false)
 				s.awaitEnd()
 				return true, nil
@@ -154,13 +160,21 @@ func (s *session) serve(ctx context.Context) (done bool, err error) {
 	}
 }
 
-// handle acts on one message; it reports true for a Drain.
-func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (drained bool) {
+// handle acts on one message; it reports true for a Drain, and an
+// ErrProtocol error for Assigns beyond the credits granted.
+func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (drained bool, err error) {
 	switch m := m.GetMsg().(type) {
 	case *nqueenspb.WorkResponse_Assign:
+		if !s.pf.lease(1) {
+			return false, s.overCredits(1)
+		}
 		s.startTask(ctx, m.Assign)
 	case *nqueenspb.WorkResponse_AssignBatch:
-		for _, a := range m.AssignBatch.GetAssigns() {
+		as := m.AssignBatch.GetAssigns()
+		if !s.pf.lease(len(as)) {
+			return false, s.overCredits(len(as))
+		}
+		for _, a := range as {
 			s.startTask(ctx, a)
 		}
 	case *nqueenspb.WorkResponse_Cancel:
@@ -178,9 +192,16 @@ func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (draine
 		}
 	case *nqueenspb.WorkResponse_Drain:
 		info(s.cfg, s.log)("drained by coordinator", "reason", m.Drain.GetReason())
-		return true
+		return true, nil
 	}
-	return false
+	return false, nil
+}
+
+// overCredits is the error for n Assigns beyond the credits granted.
+func (s *session) overCredits(n int) error {
+	s.pf.mu.Lock()
+	defer s.pf.mu.Unlock()
+	return fmt.Errorf("%w: %d new lease(s) with %d held of %d credits granted", ErrProtocol, n, s.pf.held, s.pf.granted)
 }
 
 // ack takes the coordinator's answer to a Result.

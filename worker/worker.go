@@ -186,6 +186,12 @@ var ErrJoin = errors.New("cannot join coordinator")
 // worker sent: that is retried.
 var ErrRefused = errors.New("refused by the coordinator")
 
+// ErrProtocol marks a coordinator that broke the protocol, such as
+// Assigns beyond the credits the worker granted: the worker stops rather
+// than join again, since a coordinator (or a link) that does this once
+// would do it again.
+var ErrProtocol = errors.New("the coordinator broke the protocol")
+
 // refused reports whether a Work stream ended with a status that names
 // the worker's own fault rather than the network's or the coordinator's.
 // FailedPrecondition is not one: the coordinator may have forgotten the
@@ -250,6 +256,9 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 				return nil
 			}
 			continue
+		}
+		if errors.Is(err, ErrProtocol) {
+			return err
 		}
 		if refused(err) {
 			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, status.Convert(err).Message())
