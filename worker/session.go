@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nqueens/nqueens/internal/loglimit"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -47,6 +48,7 @@ type session struct {
 	pf      *prefetch                   // how many leases to hold in reserve
 	batches bool                        // the coordinator reads ResultBatch
 	plan    solver.Plan                 // the job's plan, for runs of tasks (runs.go); zero: no runs
+	peer    *loglimit.Limiter           // the lines the coordinator can cause at will
 
 	mu    sync.Mutex
 	tasks map[uint64]context.CancelFunc // guarded by mu: the leases held, by id
@@ -68,11 +70,12 @@ type recv struct {
 // the worker (or ctx ended and the leases were handed back), and the
 // stream's error otherwise. Every goroutine of the session has ended when
 // it returns.
-func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, plan solver.Plan, log hclog.Logger) (done bool, err error) {
+func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, plan solver.Plan, log hclog.Logger, peer *loglimit.Limiter) (done bool, err error) {
 	s, err := openSession(client, cfg, jr, plan, log)
 	if err != nil {
 		return false, err
 	}
+	s.peer = peer
 	defer s.close()
 	return s.serve(ctx)
 }
@@ -183,7 +186,7 @@ func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (draine
 			cancel()
 		}
 		s.mu.Unlock()
-		s.log.Debug("task cancelled", "task", m.Cancel.GetTaskId().GetIndex(), "reason", m.Cancel.GetReason())
+		s.peer.Log(hclog.Debug, "task cancelled", "task", m.Cancel.GetTaskId().GetIndex(), "reason", loglimit.Text(m.Cancel.GetReason()))
 	case *nqueenspb.WorkResponse_Ack:
 		s.ack(m.Ack)
 	case *nqueenspb.WorkResponse_AckBatch:
@@ -191,7 +194,7 @@ func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (draine
 			s.ack(a)
 		}
 	case *nqueenspb.WorkResponse_Drain:
-		info(s.cfg, s.log)("drained by coordinator", "reason", m.Drain.GetReason())
+		info(s.cfg, s.log)("drained by coordinator", "reason", loglimit.Text(m.Drain.GetReason()))
 		return true, nil
 	}
 	return false, nil
@@ -210,7 +213,7 @@ func (s *session) ack(a *nqueenspb.Ack) {
 	switch a.GetOutcome() {
 	case nqueenspb.Ack_OUTCOME_COMMITTED, nqueenspb.Ack_OUTCOME_VERIFIED, nqueenspb.Ack_OUTCOME_DUPLICATE:
 	default:
-		s.log.Warn("result not committed", "task", a.GetTaskId().GetIndex(), "outcome", a.GetOutcome().String(), "reason", a.GetReason())
+		s.peer.Log(hclog.Warn, "result not committed", "task", a.GetTaskId().GetIndex(), "outcome", a.GetOutcome().String(), "reason", loglimit.Text(a.GetReason()))
 	}
 }
 
@@ -262,7 +265,7 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 	s.mu.Unlock()
 	if still && ctx.Err() == nil {
 		if res.GetFailure() != "" {
-			s.log.Error("task failed", "task", a.GetTaskId().GetIndex(), "error", res.GetFailure())
+			s.peer.Log(hclog.Error, "task failed", "task", a.GetTaskId().GetIndex(), "error", loglimit.Text(res.GetFailure()))
 		}
 		s.pf.resultSent(uint64(a.GetTaskId().GetIndex()))
 		if !s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: res}}) {

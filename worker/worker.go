@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/loglimit"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -230,6 +231,8 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
 	var plans planCache
+	peer := loglimit.New(log, nil) // for the whole Run: joining again does not reset it
+	defer peer.Flush()
 	for {
 		jr, err := join(ctx, client, cfg, log)
 		if err != nil {
@@ -245,7 +248,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 			plan, _ = plans.runPlan(jr.GetJob())
 		}
 		cfg.Stats.setJoined(true)
-		done, err := work(ctx, client, cfg, jr, plan, log)
+		done, err := work(ctx, client, cfg, jr, plan, log, peer)
 		cfg.Stats.setJoined(false)
 		if ctx.Err() != nil || (done && !cfg.Stay) {
 			return nil
@@ -261,8 +264,8 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 			return err
 		}
 		if refused(err) {
-			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, status.Convert(err).Message())
+			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, loglimit.Text(status.Convert(err).Message()))
 		}
-		log.Info("work stream broken; joining again", "error", err)
+		log.Info("work stream broken; joining again", "error", loglimit.Text(err.Error()))
 	}
 }
