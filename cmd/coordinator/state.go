@@ -143,6 +143,9 @@ func inUse(path string) error {
 // resumeFrom refuses it with one line rather than a new job replacing it.
 func resolveResume(lo *logOptions) error {
 	lo.resume = lo.resumeMode == resumeOn
+	if err := regularState(lo.state); err != nil {
+		return err
+	}
 	if lo.resumeMode != resumeAuto || lo.state == "" {
 		return nil // --resume without --state is refused with the other combinations
 	}
@@ -153,8 +156,38 @@ func resolveResume(lo *logOptions) error {
 	case err != nil:
 		return fmt.Errorf("--resume=auto: %v", err)
 	}
-	lo.resume = !fi.Mode().IsRegular() || fi.Size() > 0
+	lo.resume = fi.Size() > 0
 	return nil
+}
+
+// regularState refuses a --state that exists and is not a regular file:
+// a FIFO would block the first read of it for ever, and the coordinator
+// with it, deaf to SIGTERM (issue 23 D6); a directory or a device is no
+// journal either. A symbolic link to a regular file is fine.
+func regularState(path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path) // does not open it: never blocks
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // a missing file is created or reported later
+	}
+	return fmt.Errorf("--state %s is not a regular file (%s): give the path of a journal file", path, kindOfFile(fi.Mode()))
+}
+
+// kindOfFile names a file's type for an error line.
+func kindOfFile(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // resumeFrom fills in N, depth and kind for --resume from the journal's
