@@ -114,6 +114,7 @@ type JoinCounter struct {
 	p          *JoinPlan
 	west, east []uint64
 	tab        []uint64 // bit-sliced tables of the east masks, see countSliced
+	busy       []uint64 // their transposes, 64 words a group
 	wsplit     []uint64 // the west masks filed by diagPairs
 	esplit     []uint64
 	views      quads // the plan's quarter tables filtered for configuration viewCfg-1
@@ -251,24 +252,23 @@ func (jc *JoinCounter) diagPairs(orbit, pair uint64) uint64 {
 	return total
 }
 
-// splitDiag files masks into buf by how many of the bits diag they hold
-// (none, one, two), and returns the three lists.
+// splitDiag files masks into buf by how many of the two bits diag they
+// hold (none, one, two), in one pass, and returns the three lists.
 func splitDiag(masks []uint64, diag uint64, buf *[]uint64) [3][]uint64 {
-	var cnt [3]int
+	n := len(masks)
+	if cap(*buf) < 3*n {
+		*buf = make([]uint64, 3*n)
+	}
+	out := (*buf)[:3*n]
+	d0 := uint(bits.TrailingZeros64(diag))
+	d1 := uint(63 - bits.LeadingZeros64(diag))
+	var k [3]int
 	for _, m := range masks {
-		cnt[bits.OnesCount64(m&diag)]++
+		c := int(m>>d0&1 + m>>d1&1)
+		out[c*n+k[c]] = m
+		k[c]++
 	}
-	if cap(*buf) < len(masks) {
-		*buf = make([]uint64, len(masks))
-	}
-	out := (*buf)[:len(masks)]
-	pos := [3]int{0, cnt[0], cnt[0] + cnt[1]}
-	for _, m := range masks {
-		k := bits.OnesCount64(m & diag)
-		out[pos[k]] = m
-		pos[k]++
-	}
-	return [3][]uint64{out[:cnt[0]], out[cnt[0] : cnt[0]+cnt[1]], out[cnt[0]+cnt[1]:]}
+	return [3][]uint64{out[:k[0]], out[n : n+k[1]], out[2*n : 2*n+k[2]]}
 }
 
 // pairsW returns the sum over the lists of west of weight times the number
@@ -304,7 +304,7 @@ func (jc *JoinCounter) pairs() uint64 {
 // joinFromN is the smallest board on which the join engine counts faster
 // than the backtracker on one thread (measured in docs/engine.md); below
 // it the quarter tables cost more than the whole backtracking search.
-const joinFromN = 16
+const joinFromN = 15
 
 // PreferJoin reports whether the join engine counts an n-board faster than
 // the backtracker, and why, in a few words for a log line.
