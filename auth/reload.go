@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"crypto/tls"
+	"crypto/x509"
 	"os"
 	"sync"
 	"time"
@@ -131,4 +132,46 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// CAPool is a pool of CA certificates read from a file that may change (a
+// CA bundle rotated to add the next CA): Pool reads it again at most every
+// ReloadCheck, and a file that holds no certificate leaves the last good
+// pool in service.
+type CAPool struct {
+	file string
+
+	mu      sync.Mutex
+	pool    *x509.CertPool
+	pem     []byte
+	checked time.Time
+}
+
+// LoadCAPool reads the pool once (an error if the file holds no PEM
+// certificate) and follows the file from then on.
+func LoadCAPool(file string) (*CAPool, error) {
+	pool, err := loadPool(file)
+	if err != nil {
+		return nil, err
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return &CAPool{file: file, pool: pool, pem: pem, checked: time.Now()}, nil
+}
+
+// Pool returns the CAs to trust now.
+func (c *CAPool) Pool() *x509.CertPool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now := time.Now(); now.Sub(c.checked) >= ReloadCheck {
+		c.checked = now
+		if pem, err := os.ReadFile(c.file); err == nil && !bytes.Equal(pem, c.pem) {
+			if p := x509.NewCertPool(); p.AppendCertsFromPEM(pem) {
+				c.pool, c.pem = p, pem
+			}
+		}
+	}
+	return c.pool
 }

@@ -103,3 +103,46 @@ func TestKeyPairErrors(t *testing.T) {
 		t.Errorf("after a broken key: same pair %v, LastError %v, %d reloads; want the old pair, an error, 0", kp.Certificate() == first, kp.LastError(), kp.Reloads())
 	}
 }
+
+// TestCAReload: a coordinator with mutual TLS refuses workers whose
+// certificates a new CA signed until its CA file names that CA too; then
+// it takes them from the next handshake on, and still the old CA's.
+func TestCAReload(t *testing.T) {
+	old := ReloadCheck
+	ReloadCheck = 0
+	t.Cleanup(func() { ReloadCheck = old })
+	dir := t.TempDir()
+	caA, _ := authtest.NewCA("ca a")
+	caB, _ := authtest.NewCA("ca b")
+	fileA, _ := caA.WriteCA(dir)
+	fileB, _ := caB.WriteCA(dir)
+	bundle := filepath.Join(dir, "bundle.pem")
+	copyFile(t, fileA, bundle)
+	cert, key, _ := caA.Issue(dir, "coordinator", "127.0.0.1")
+	certA, keyA, _ := caA.Issue(dir, "worker-a", "worker")
+	certB, keyB, _ := caB.Issue(dir, "worker-b", "worker")
+	addr := serve(t, Config{CertFile: cert, KeyFile: key, CAFile: bundle})
+	call := func(c, k string) error {
+		conn := dialCfg(t, addr, Config{CAFile: fileA, CertFile: c, KeyFile: k})
+		defer conn.Close()
+		_, err := testgrpc.NewTestServiceClient(conn).EmptyCall(ctxT(t), &testgrpc.Empty{})
+		return err
+	}
+	if err := call(certA, keyA); err != nil {
+		t.Fatalf("worker of CA a: %v", err)
+	}
+	if err := call(certB, keyB); err == nil {
+		t.Fatal("worker of CA b accepted before its CA was in the file")
+	}
+	a, _ := os.ReadFile(fileA)
+	b, _ := os.ReadFile(fileB)
+	if err := os.WriteFile(bundle, append(a, b...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := call(certB, keyB); err != nil {
+		t.Errorf("worker of CA b after the bundle named it: %v", err)
+	}
+	if err := call(certA, keyA); err != nil {
+		t.Errorf("worker of CA a after the bundle grew: %v", err)
+	}
+}

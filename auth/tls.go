@@ -11,8 +11,10 @@ import (
 )
 
 // ServerTLS returns server transport credentials from a PEM certificate and
-// key, reloaded when their files change (ServerTLSConfig). With caFile, clients must present a certificate signed by one of its
-// CAs (mutual TLS); without it any client may connect (the token still applies).
+// key, reloaded when their files change (ServerTLSConfig). With caFile,
+// clients must present a certificate signed by one of its CAs (mutual
+// TLS), the file read again when it changes too (CAPool); without it any
+// client may connect (the token still applies).
 func ServerTLS(certFile, keyFile, caFile string) (credentials.TransportCredentials, error) {
 	if certFile == "" || keyFile == "" {
 		return nil, errors.New("auth: server TLS needs both a certificate and a key file")
@@ -22,12 +24,19 @@ func ServerTLS(certFile, keyFile, caFile string) (credentials.TransportCredentia
 		return nil, err
 	}
 	if caFile != "" {
-		pool, err := loadPool(caFile)
+		cas, err := LoadCAPool(caFile)
 		if err != nil {
 			return nil, err
 		}
-		cfg.ClientCAs = pool
-		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+		cfg.ClientCAs, cfg.ClientAuth = cas.Pool(), tls.RequireAndVerifyClientCert
+		base := cfg.Clone()
+		// Each handshake gets the CAs of the file as it is now (gRPC's
+		// credentials add h2 to what this returns, as to cfg).
+		cfg.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+			c := base.Clone()
+			c.ClientCAs = cas.Pool()
+			return c, nil
+		}
 	}
 	return credentials.NewTLS(cfg), nil
 }

@@ -68,12 +68,12 @@ func FuzzJoinHalf(f *testing.F) {
 		jc := p.NewCounter()
 		h := n / 2
 		q := jc.tables(int(cfgIdx) % len(p.cfgs))
-		qn, qs := q[0], q[2]
-		shift := 0
+		var got []uint64
 		if east {
-			qn, qs, shift = q[1], q[3], n-h
+			got = jc.eastHalf(q, cfg, rows, nil)
+		} else {
+			got = joinHalf(q[0], q[2], rows&(1<<h-1), rows>>(n-h), cols, nil)
 		}
-		got := joinHalf(qn, qs, rows&(1<<h-1), rows>>(n-h), cols>>shift, nil)
 		want := cfg.halfBoards(n, rows, cols, nil)
 		slices.Sort(got)
 		slices.Sort(want)
