@@ -1,0 +1,31 @@
+package coordinator
+
+import (
+	"iter"
+
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
+)
+
+// The lease policy lives in package sched; these are the parts of it a
+// caller of Config and New meets.
+type (
+	// Journal makes commits durable; see sched.Journal.
+	Journal = sched.Journal
+	// JournalResult is one committed task read back from a journal.
+	JournalResult = sched.JournalResult
+	// Split is one task split into its children.
+	Split = sched.Split
+	// Resumed is what an earlier run left: its journal, results and splits.
+	Resumed = sched.Resumed
+	// Clock tells the time for lease deadlines; tests inject a fake one.
+	Clock = sched.Clock
+)
+
+// DefaultTaskTarget is the task duration splitting aims at.
+const DefaultTaskTarget = sched.DefaultTaskTarget
+
+// Restorable filters a journal's results down to those a resume may keep;
+// see sched.Restorable.
+func Restorable(n int, results iter.Seq[JournalResult]) (iter.Seq[JournalResult], []uint64, error) {
+	return sched.Restorable(n, results)
+}
