@@ -546,24 +546,13 @@ func writeImpossibleJournal(t *testing.T, path string, settings journal.Settings
 	}
 }
 
-// restoreDistrusting is what the command does with a journal's records on
-// --resume: Restorable picks what to restore, and the workers it names
-// are distrusted in the journal.
-func restoreDistrusting(j *journal.Journal, n int, records []journal.Record) ([]JournalResult, error) {
+// journalResults are a journal's records as a resume hands them to New.
+func journalResults(records []journal.Record) []JournalResult {
 	results := make([]JournalResult, len(records))
 	for i, rec := range records {
 		results[i] = JournalResult{Index: rec.Index, Counts: solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}, Worker: rec.Worker}
 	}
-	restored, bad, err := Restorable(n, slices.Values(results))
-	for _, w := range bad {
-		if err == nil {
-			err = j.Distrust(w)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return slices.Collect(restored), nil
+	return results
 }
 
 // TestHostileJournalImpossibleRecord is issue 12, D8, second half: a
@@ -592,9 +581,8 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 		if err != nil {
 			return Resumed{}, err
 		}
-		jr = j
-		restored, err := restoreDistrusting(j, p.N, rp.Records)
-		return Resumed{Journal: recordJournal{j}, Results: slices.Values(restored)}, err
+		jr = j // New distrusts the worker of the impossible record
+		return Resumed{Journal: recordJournal{j}, Results: slices.Values(journalResults(rp.Records))}, nil
 	}
 	r := startJobLog(t, context.Background(), cfg, log)
 	if st := r.job.Status(); st.Restored != 1 {
@@ -623,7 +611,7 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 	// The coordinator's own records cannot be distrusted: a resume of an
 	// impossible one is refused, naming the task.
 	own := []JournalResult{{Index: 4, Counts: solver.Counts{Total: math.MaxUint64}}}
-	if _, _, err := Restorable(n, slices.Values(own)); err == nil || !strings.Contains(err.Error(), "task 4") {
+	if _, _, err := sched.Restorable(n, slices.Values(own)); err == nil || !strings.Contains(err.Error(), "task 4") {
 		t.Errorf("Restorable(an impossible record of worker 0) = %v, want an error naming task 4", err)
 	}
 }

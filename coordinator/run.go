@@ -8,7 +8,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -169,36 +168,9 @@ func (j *Job) prepare() error {
 		}
 	}
 	j.sched = sched.NewScheduler(opt)
-	for _, sp := range cfg.Splits { // before the commits: they may name children
-		if err := j.sched.RestoreSplit(sp); err != nil {
-			return err
-		}
+	if err := j.restore(); err != nil {
+		return err
 	}
-	restored := 0
-	if cfg.Restored != nil {
-		for r := range cfg.Restored {
-			if err := j.sched.Restore(r.Index, r.Counts); err != nil {
-				return err
-			}
-			restored++
-		}
-	}
-	if cfg.restoredErr != nil {
-		if err := cfg.restoredErr(); err != nil {
-			return fmt.Errorf("resume: reading the journal's results: %w", err)
-		}
-	}
-	// The scheduler holds them now: what they are read from (a journal's
-	// bytes, 300 MB for 10^7 tasks) must not stay for the whole run.
-	big := restored >= bigResume
-	j.cfg.Restored, j.cfg.Splits = nil, nil
-	if big {
-		// The journal's replay took about as much again, freed now: give
-		// it back to the system, or the process stays at its peak for a
-		// run of days (a 988,030-task resume: 450 MB resident, 150 MB live).
-		debug.FreeOSMemory()
-	}
-	j.sched.CheckDone()
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)

@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"iter"
-
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
 )
 
@@ -23,9 +21,3 @@ type (
 
 // DefaultTaskTarget is the task duration splitting aims at.
 const DefaultTaskTarget = sched.DefaultTaskTarget
-
-// Restorable filters a journal's results down to those a resume may keep;
-// see sched.Restorable.
-func Restorable(n int, results iter.Seq[JournalResult]) (iter.Seq[JournalResult], []uint64, error) {
-	return sched.Restorable(n, results)
-}

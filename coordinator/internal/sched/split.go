@@ -81,7 +81,10 @@ type Split struct {
 // Resumed is what a journal gives a resumed job (Config.OpenJournal).
 type Resumed struct {
 	Journal Journal
-	Results iter.Seq[JournalResult] // committed results, at most one per task (Restorable's), read once
+	// Results are the journal's committed results in commit order, at
+	// most one per task; coordinator.New checks them (Restorable), which
+	// reads them more than once, and distrusts the workers it names.
+	Results iter.Seq[JournalResult]
 	// ReadErr, when set, says after Results were read whether reading
 	// them failed (they ended early): the resume must stop.
 	ReadErr func() error
