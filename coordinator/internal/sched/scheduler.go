@@ -238,7 +238,7 @@ type Scheduler struct {
 
 	runsOK bool // the job may lease runs (runs.go): counting, no listing
 
-	mu sync.Mutex
+	mu guard
 	// mu guards every field below.
 	tasks         []taskState
 	running       map[int]*lease      // task -> its live lease (not a verification, nor a run)

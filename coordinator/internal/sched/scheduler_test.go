@@ -131,6 +131,11 @@ func newSchedHarness(t *testing.T, n, depth int, opt Options) *schedHarness {
 		opt.Lease = testLease
 	}
 	h.s = NewScheduler(opt)
+	h.s.mu.check = func() {
+		if err := h.s.invariantsLocked(); err != nil {
+			t.Errorf("invariant broken: %v", err)
+		}
+	}
 	t.Cleanup(h.s.Wait) // the coordinator's own verifications
 	return h
 }
