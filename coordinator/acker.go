@@ -49,7 +49,7 @@ func (a *acker) close() {
 // drains the queue, so the receive loop never waits for it forever.
 func (a *acker) run() {
 	defer close(a.done)
-	var batch []sched.Verdict
+	var batch []sched.Ticket
 	failed := false
 	for g := range a.q {
 		groups := []ackGroup{g}
@@ -58,9 +58,11 @@ func (a *acker) run() {
 		}
 		batch = batch[:0]
 		for _, g := range groups {
-			batch = append(batch, g.verdicts...)
+			for _, v := range g.verdicts {
+				batch = append(batch, v.Ticket)
+			}
 		}
-		if !a.s.MakeDurable(batch) {
+		if !a.s.Settle(batch) {
 			failed = true
 		}
 		if failed {

@@ -25,8 +25,9 @@ type Report struct {
 type Verdict struct {
 	Outcome Outcome
 	Reason  string
-	lost    bool // the journal refused a commit (OutcomeCommitted only): the job failed, no Ack
-	commits int  // tasks it committed: 1, or a run's (runs.go)
+	// Ticket is what its commits owe the journal: the caller settles it
+	// (Settle) before the worker's Ack. Zero when nothing was journaled.
+	Ticket Ticket
 }
 
 // Result judges a report. The scheduler takes ownership of r.spill only
@@ -115,22 +116,23 @@ func (s *Scheduler) againLocked(sess *Session, idx int, got solver.Counts) Verdi
 
 // commitLocked commits the first valid result of task idx.
 func (s *Scheduler) commitLocked(sess *Session, idx int, r Report) Verdict {
-	lost := s.journalLocked(idx, []solver.Counts{r.Counts}, sess)
+	ticket := s.journalLocked(idx, []solver.Counts{r.Counts}, sess)
 	s.commitTaskLocked(sess, idx, r.Counts, r.Spill)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
-	return Verdict{Outcome: OutcomeCommitted, lost: lost, commits: 1}
+	return Verdict{Outcome: OutcomeCommitted, Ticket: ticket}
 }
 
 // journalLocked queues the commits of tasks first, first+1, ... with
 // counts cs by sess in the journal, if any: one task's as a result, a
 // run's as one run record. It reports whether the journal refused them
 // (the job failed).
-func (s *Scheduler) journalLocked(first int, cs []solver.Counts, sess *Session) (lost bool) {
+func (s *Scheduler) journalLocked(first int, cs []solver.Counts, sess *Session) Ticket {
 	if s.opt.Journal == nil {
-		return false
+		return Ticket{}
 	}
 	s.journaling.Add(len(cs)) // before done can close: wait waits for their Sync
+	t := Ticket{queued: len(cs)}
 	var err error
 	if len(cs) == 1 {
 		err = s.opt.Journal.Commit(first, cs[0], sess.key)
@@ -139,13 +141,28 @@ func (s *Scheduler) journalLocked(first int, cs []solver.Counts, sess *Session) 
 	}
 	switch {
 	case err == nil:
-		return false
+		return t
 	case len(cs) == 1:
 		s.failLocked(fmt.Errorf("journal commit of task %d: %w", first, err))
 	default:
 		s.failLocked(fmt.Errorf("journal commit of tasks %d..%d: %w", first, first+len(cs)-1, err))
 	}
-	return true
+	t.lost = true
+	return t
+}
+
+// Ticket is what commits owe the journal: how many were queued (each
+// counted in journaling when it was) and whether the journal refused one.
+// It is made where the commits are journaled and settled once, so the
+// count that Wait waits for is never worked out twice.
+type Ticket struct {
+	queued int
+	lost   bool // the journal refused a commit: the job failed, no Ack
+}
+
+// add is the ticket for the commits of both t and u.
+func (t Ticket) add(u Ticket) Ticket {
+	return Ticket{queued: t.queued + u.queued, lost: t.lost || u.lost}
 }
 
 // commitTaskLocked commits counts c (and a listing's spill) as task idx's
@@ -173,31 +190,25 @@ func (s *Scheduler) commitTaskLocked(sess *Session, idx int, c solver.Counts, sp
 	s.sampleLocked(idx, c)
 }
 
-// MakeDurable waits, outside the lock, until the journal holds the commits
-// among verdicts; the caller acknowledges them only after it returns true.
-// It syncs once for all of them, and not at all when there are none.
-func (s *Scheduler) MakeDurable(verdicts []Verdict) bool {
-	if s.opt.Journal == nil {
-		return true
+// Settle waits, outside the lock, until the journal holds the commits of
+// tickets; the caller acknowledges them only after it returns true. It
+// syncs once for all of them, and not at all when they owe nothing.
+func (s *Scheduler) Settle(tickets []Ticket) bool {
+	var all Ticket
+	for _, t := range tickets {
+		all = all.add(t)
 	}
-	commits, lost := 0, false
-	for _, v := range verdicts {
-		if v.Outcome == OutcomeCommitted {
-			commits += v.commits
-			lost = lost || v.lost
-		}
-	}
-	if commits == 0 {
-		return true
+	if all.queued == 0 {
+		return !all.lost
 	}
 	err := s.opt.Journal.Sync()
-	for range commits {
+	for range all.queued {
 		s.journaling.Done()
 	}
 	if err != nil {
 		s.Fail(fmt.Errorf("journal sync: %w", err))
 	}
-	return err == nil && !lost
+	return err == nil && !all.lost
 }
 
 // invalidLocked says why a result cannot be right without recomputing it,

@@ -136,16 +136,18 @@ func (s *Scheduler) runResultLocked(sess *Session, l *lease, own bool, r Report)
 				open = i
 			}
 			s.commitTaskLocked(sess, idx, c, "")
-			v = Verdict{Outcome: OutcomeCommitted, commits: v.commits + 1, lost: v.lost}
+			if v.Outcome != OutcomeCommitted {
+				v = Verdict{Outcome: OutcomeCommitted}
+			}
 			continue
 		}
 		if open >= 0 { // a task not committed ends the stretch
-			v.lost = s.journalLocked(l.task+open, r.Run[open:i], sess) || v.lost
+			v.Ticket = v.Ticket.add(s.journalLocked(l.task+open, r.Run[open:i], sess))
 			open = -1
 		}
 	}
 	if open >= 0 {
-		v.lost = s.journalLocked(l.task+open, r.Run[open:], sess) || v.lost
+		v.Ticket = v.Ticket.add(s.journalLocked(l.task+open, r.Run[open:], sess))
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()

@@ -1180,7 +1180,7 @@ func TestSchedJournal(t *testing.T) {
 	as := ra.fresh()
 	for _, x := range as[:2] {
 		v := h.s.Result(a, h.honest(x))
-		if v.Outcome != OutcomeCommitted || !h.s.MakeDurable([]Verdict{v}) {
+		if v.Outcome != OutcomeCommitted || !h.s.Settle([]Ticket{v.Ticket}) {
 			t.Fatalf("commit of task %d: outcome %d, not durable", x.Task.Index, v.Outcome)
 		}
 	}
@@ -1197,7 +1197,7 @@ func TestSchedJournal(t *testing.T) {
 	j.commitErr = errFakeDisk
 	b, rb := h.worker("b", 1)
 	v := h.s.Result(b, h.honest(rb.fresh()[0]))
-	if v.Outcome != OutcomeCommitted || h.s.MakeDurable([]Verdict{v}) {
+	if v.Outcome != OutcomeCommitted || h.s.Settle([]Ticket{v.Ticket}) {
 		t.Fatalf("a commit the journal refused: outcome %d, durable", v.Outcome)
 	}
 	h.s.Wait()
@@ -1207,7 +1207,7 @@ func TestSchedJournal(t *testing.T) {
 	j2 := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}, syncErr: errFakeDisk}
 	h2 := newSchedHarness(t, 8, 2, Options{Journal: j2})
 	c, rc := h2.worker("c", 1)
-	if v := h2.s.Result(c, h2.honest(rc.fresh()[0])); v.Outcome != OutcomeCommitted || h2.s.MakeDurable([]Verdict{v}) {
+	if v := h2.s.Result(c, h2.honest(rc.fresh()[0])); v.Outcome != OutcomeCommitted || h2.s.Settle([]Ticket{v.Ticket}) {
 		t.Fatalf("a commit whose sync failed: outcome %d, durable", v.Outcome)
 	}
 	h2.s.Wait()

@@ -38,7 +38,7 @@ func finishAll(t *testing.T, h *schedHarness, workers map[*Session]*recorder) {
 				if v.Outcome == OutcomeRejected || v.Outcome == OutcomeConflict {
 					t.Fatalf("honest result of task %d: outcome %d (%s)", a.Task.Index, v.Outcome, v.Reason)
 				}
-				h.s.MakeDurable([]Verdict{v})
+				h.s.Settle([]Ticket{v.Ticket})
 				h.s.Ready(sess, 1)
 			}
 		}
@@ -151,7 +151,7 @@ func TestSplitRestore(t *testing.T) {
 		}
 		for _, a := range as {
 			v := h.s.Result(sess, Report{Task: a.Task, Lease: a.Lease, Counts: splitTruth(t, 11, a)})
-			h.s.MakeDurable([]Verdict{v})
+			h.s.Settle([]Ticket{v.Ticket})
 			h.s.Ready(sess, 1)
 		}
 	}
