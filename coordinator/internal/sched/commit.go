@@ -180,7 +180,9 @@ func (s *Scheduler) commitTaskLocked(sess *Session, idx int, c solver.Counts, sp
 	sess.nodes += c.Nodes
 	sess.standing = addCounts(sess.standing, c, 1)
 	s.work.commit(idx, c.Nodes, false)
-	if other := s.running[idx]; other != nil { // another attempt still runs: stop it
+	// Another attempt still runs: stop it. A run goes on with its other
+	// tasks; its Result counts this one as a duplicate.
+	if other := s.holder[idx]; other != nil && other.run == 1 {
 		other.sess.out.Cancel(other.id, s.taskID(idx), "committed by another worker")
 		s.takeBackLocked(other, causeElsewhere, "committed elsewhere")
 	}

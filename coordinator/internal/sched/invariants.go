@@ -42,12 +42,15 @@ func (s *Scheduler) invariantsLocked() error {
 			}
 			continue
 		}
-		if l.run < 1 || (l.run == 1) != (s.running[l.task] == l) {
-			return fmt.Errorf("lease %d of task %d (run %d): in running %v", id, l.task, l.run, s.running[l.task] == l)
+		if l.run < 1 {
+			return fmt.Errorf("lease %d of task %d covers %d tasks", id, l.task, l.run)
 		}
 		for idx := l.task; idx < l.task+l.run; idx++ {
 			if other, ok := holder[idx]; ok {
 				return fmt.Errorf("task %d is leased twice: leases %d and %d", idx, other, id)
+			}
+			if s.holder[idx] != l {
+				return fmt.Errorf("task %d of lease %d is not held by it", idx, id)
 			}
 			holder[idx] = id
 			if s.tasks[idx].is(taskSplit) {
@@ -62,10 +65,8 @@ func (s *Scheduler) invariantsLocked() error {
 	if held != live {
 		return fmt.Errorf("%d live leases, %d held by sessions", live, held)
 	}
-	for idx, l := range s.running {
-		if !l.live || l.task != idx || l.run != 1 {
-			return fmt.Errorf("running[%d] holds lease %d (task %d, run %d, live %v)", idx, l.id, l.task, l.run, l.live)
-		}
+	if len(s.holder) != len(holder) {
+		return fmt.Errorf("%d tasks held, %d covered by live leases", len(s.holder), len(holder))
 	}
 	return s.taskInvariantsLocked(holder)
 }

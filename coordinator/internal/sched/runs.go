@@ -64,7 +64,7 @@ func (s *Scheduler) runLocked(first int) int {
 // it when it is popped).
 func (s *Scheduler) takeQueuedLocked(idx int) bool {
 	t := &s.tasks[idx]
-	if t.is(taskCommitted) || t.is(taskSplit) || s.running[idx] != nil || s.tooBigLocked(idx) {
+	if t.is(taskCommitted) || t.is(taskSplit) || s.holder[idx] != nil || s.tooBigLocked(idx) {
 		return false
 	}
 	switch {

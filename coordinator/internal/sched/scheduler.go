@@ -157,7 +157,7 @@ type lease struct {
 // until tasks reach them (issue 11). A task's counts are not kept: the
 // running sums hold them (a session's, for a quarantine), and
 // knownCounts those of the sampled and recent commits, for verification
-// and conflicts. Its live lease is in scheduler.running; a child's depth
+// and conflicts. Its live lease is in scheduler.holder; a child's depth
 // is in its split record (split.go).
 type taskState struct {
 	by     [4]byte     // committer, little-endian: see committer
@@ -241,7 +241,7 @@ type Scheduler struct {
 	mu guard
 	// mu guards every field below.
 	tasks         []taskState
-	running       map[int]*lease      // task -> its live lease (not a verification, nor a run)
+	holder        map[int]*lease      // task -> the live lease that covers it (a run's for each of its tasks; not a verification)
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
 	committers    map[uint32]*Session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
@@ -301,7 +301,7 @@ func NewScheduler(opt Options) *Scheduler {
 		log:         opt.Log,
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
 		runsOK:      opt.Plan.Kind == solver.KindCount && !opt.Want,
-		running:     make(map[int]*lease),
+		holder:      make(map[int]*lease),
 		known:       newKnownCounts(),
 		committers:  make(map[uint32]*Session),
 		failedOn:    make(map[int][]string),
@@ -573,8 +573,10 @@ func (s *Scheduler) leaseLocked(sess *Session, idx, run int, verify bool) {
 	a := Assignment{Lease: l.id, Task: s.taskID(idx), Run: run, Deadline: l.deadline}
 	if run == 1 {
 		a.Prefix = s.prefixLocked(idx)
-		if !verify {
-			s.running[idx] = l
+	}
+	if !verify {
+		for t := idx; t < idx+run; t++ {
+			s.holder[t] = l
 		}
 	}
 	sess.held[l.id] = l
@@ -600,8 +602,10 @@ func (s *Scheduler) endLeaseLocked(l *lease) {
 	if l.run > 1 {
 		l.sess.runsHeld--
 	}
-	if s.running[l.task] == l {
-		delete(s.running, l.task)
+	for t := l.task; t < l.task+l.run; t++ {
+		if s.holder[t] == l {
+			delete(s.holder, t)
+		}
 	}
 	if old := s.ended.push(l); old != nil && s.leases[old.id] == old {
 		delete(s.leases, old.id)

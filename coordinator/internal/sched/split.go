@@ -181,7 +181,7 @@ func (s *Scheduler) splitLocked(idx int, why string) bool {
 		}
 	}
 	s.applySplitLocked(sp, kids)
-	if l := s.running[idx]; l != nil {
+	if l := s.holder[idx]; l != nil && l.run == 1 { // a run's Result counts it superseded
 		l.sess.out.Cancel(l.id, s.taskID(idx), "task split")
 		s.takeBackLocked(l, causeSplit, "task split")
 	}
@@ -260,7 +260,7 @@ func (s *Scheduler) fillLocked() {
 func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 	for s.retry.Len() > 0 {
 		it := s.retry[0]
-		if t := &s.tasks[it.idx]; t.is(taskCommitted) || s.running[it.idx] != nil || t.is(taskSplit) {
+		if t := &s.tasks[it.idx]; t.is(taskCommitted) || s.holder[it.idx] != nil || t.is(taskSplit) {
 			heap.Pop(&s.retry)
 			t.set(taskQueued, false)
 			continue
@@ -271,7 +271,7 @@ func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 		break
 	}
 	for s.next < s.sp.base {
-		if t := &s.tasks[s.next]; !t.is(taskCommitted) && s.running[s.next] == nil && !t.is(taskSplit) {
+		if t := &s.tasks[s.next]; !t.is(taskCommitted) && s.holder[s.next] == nil && !t.is(taskSplit) {
 			return s.next, false, true
 		}
 		s.next++

@@ -245,7 +245,7 @@ func (s *Scheduler) uncommitAllLocked(sess *Session) {
 			t.verify = verifyNone
 			s.pendingVerify--
 		}
-		if !t.is(taskQueued) && s.running[i] == nil {
+		if !t.is(taskQueued) && s.holder[i] == nil {
 			s.retryPushLocked(i)
 		}
 	}
