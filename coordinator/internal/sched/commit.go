@@ -236,8 +236,8 @@ func (s *Scheduler) invalidLocked(r Report) string {
 	return ""
 }
 
-// implausible says why the counts of one task of plan p cannot be right
-// (issue 12, D8), or "" when they may be. A task counts each of its
+// implausible says why the counts of one task of plan p cannot be right,
+// or "" when they may be. A task counts each of its
 // solutions 8, 4 or 2 times (once per distinct image, n > 1), so its total
 // is even (a pinned plan's counts each once: any total); it has at least
 // as many solutions as fundamental ones; and with
@@ -274,7 +274,7 @@ type JournalResult struct {
 
 // Restorable picks, from a journal's results in commit order, what a
 // resumed n-board job may restore (Config.Restored), and returns the
-// workers that committed an impossible count (issue 12, D8): the caller
+// workers that committed an impossible count: the caller
 // must distrust them in the journal (journal.Journal.Distrust) before the
 // run, so that the tasks they committed, left out of restored, may be
 // committed again. A worker that wrote one impossible count is trusted

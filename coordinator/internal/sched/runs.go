@@ -8,7 +8,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Runs: leases of several tasks (issue 11). A task of a few microseconds
+// Runs: leases of several tasks. A task of a few microseconds
 // cannot carry the messages of a lease (an Assign, a Result, an Ack, a
 // credit: about 10 µs of CPU on both sides), so a worker that says it can
 // (Ready.runs) is leased runs of consecutive plan tasks: it works their

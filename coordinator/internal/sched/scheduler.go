@@ -28,7 +28,7 @@ type RealClock struct{}
 
 func (RealClock) Now() time.Time { return time.Now() }
 
-// Journal makes commits durable (issue 6). Commit is called once per
+// Journal makes commits durable. Commit is called once per
 // committed task, under the scheduler's lock, with the committer's session
 // key: it queues the record and must not wait for the disk. Sync returns
 // once every record queued so far is durable; it is called outside the
@@ -88,7 +88,7 @@ type Assignment struct {
 	Deadline time.Time
 }
 
-// Outcome is the scheduler's verdict on a result; server.go maps it to the
+// Outcome is the scheduler's verdict on a result; package coordinator maps it to the
 // wire's Ack outcome.
 type Outcome uint8
 
@@ -101,7 +101,7 @@ const (
 	OutcomeVerified                     // a verification that agrees
 )
 
-// Mailbox carries a session's messages to its worker: server.go's outbox
+// Mailbox carries a session's messages to its worker: package coordinator's outbox
 // turns them into wire messages for the session's one sender goroutine.
 // The scheduler calls it under its lock, so no method may block.
 type Mailbox interface {
@@ -124,7 +124,7 @@ type ListingPublisher interface {
 // cause says why a lease ended without a result. Only a failure reported
 // by the solver itself counts toward a task's retry cap: a broken stream,
 // an expiry or a rejection is the worker's or the network's fault, never
-// the task's (issue 12, D7).
+// the task's.
 type cause uint8
 
 const (
@@ -154,7 +154,7 @@ type lease struct {
 // taskState is the scheduler's record of one task of the plan: 6 bytes
 // of bytes (no padding) and no pointer, so a job of 10^7 tasks keeps 60
 // MB, outside the heap (package offheap), whose pages stay untouched
-// until tasks reach them (issue 11). A task's counts are not kept: the
+// until tasks reach them. A task's counts are not kept: the
 // running sums hold them (a session's, for a quarantine), and
 // knownCounts those of the sampled and recent commits, for verification
 // and conflicts. Its live lease is in scheduler.holder; a child's depth
@@ -224,7 +224,7 @@ type Options struct {
 
 // Scheduler owns the job's bookkeeping: which task is queued, leased to
 // whom until when, or committed with which counts. It speaks plain Go
-// types; server.go converts to and from the wire. Every method takes mu;
+// types; package coordinator converts to and from the wire. Every method takes mu;
 // nothing in it blocks on the network (messages to workers go to
 // mailboxes that sender goroutines drain).
 type Scheduler struct {
@@ -592,7 +592,7 @@ func (s *Scheduler) taskID(idx int) TaskID { return TaskID{Plan: s.fingerprint, 
 // endLeaseLocked ends a live lease: it leaves its session and its task,
 // and its record moves to the ring of recently ended leases, so a late
 // result can still be matched while memory stays proportional to the live
-// leases (issue 12, D4).
+// leases.
 func (s *Scheduler) endLeaseLocked(l *lease) {
 	if !l.live {
 		return

@@ -382,7 +382,7 @@ type retryStep struct {
 }
 
 // TestSchedRetryCap: only the solver's own failures count toward a task's
-// retry cap, and only on distinct worker names (issue 12, D7): MaxAttempts
+// retry cap, and only on distinct worker names: MaxAttempts
 // of them fail the job with an error naming the failure.
 func TestSchedRetryCap(t *testing.T) {
 	const failure = "solver exploded"

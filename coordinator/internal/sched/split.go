@@ -9,7 +9,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Splitting work on demand (issue 11). A plan's tasks are only where the
+// Splitting work on demand. A plan's tasks are only where the
 // job starts: whenever a task is too big for the cluster it is split into
 // its children (solver.Split), prefixes one value longer that cover
 // exactly what it covers. A split task is never leased or counted again;

@@ -6,7 +6,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Verification (--verify-fraction F, issue 6). After a task commits, a
+// Verification (--verify-fraction F). After a task commits, a
 // random fraction F of the committed tasks is computed again on a
 // different worker. A disagreement is settled by the coordinator itself:
 // it recomputes the task (solver.CountTask, the truth), keeps the true

@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// Warnings one worker can cause are rate-limited (issue 12, D6): a client
+// Warnings one worker can cause are rate-limited: a client
 // that sends rejected results in a loop would otherwise write thousands of
 // WARN lines a second. Each session may log WarnBurst warnings at once and
 // one every WarnEvery after that; the ones it could not log are counted
