@@ -69,11 +69,8 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 	sess, err := v.sched.Join(sched.JoinRequest{Name: req.GetName(), Version: req.GetBuildVersion(),
 		Slots: int(req.GetSlots()), Batches: req.GetBatches()})
 	if err != nil {
-		// Capacity, not the worker's fault: ResourceExhausted, which a
-		// worker retries with back-off while Joins that never opened a
-		// Work stream expire (sched.DefaultMaxSessions).
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
-		return nil, status.Errorf(codes.ResourceExhausted, "coordinator full (%v), retry later", err)
+		return nil, refusal(err)
 	}
 	logJoin := v.log.Info
 	if embeddedName(req.GetName(), ctx) {
@@ -124,7 +121,7 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 	sess, err := v.sched.Attach(r.GetWorkerId(), addr, r.GetCredits(), r.GetRuns(), open)
 	if err != nil {
 		v.log.Warn("work stream refused", "peer", addr, "error", err)
-		return status.Error(codes.FailedPrecondition, err.Error())
+		return refusal(err)
 	}
 	ws := &workSession{v: v, sess: sess, out: out, attempts: make(map[uint64]*attempt),
 		log: v.log.With("worker_id", sess.ID(), "worker_name", sess.Name())}
@@ -142,6 +139,30 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		defer ws.spool.Close()
 	}
 	return ws.run(stream)
+}
+
+// refusals is the one table from the scheduler's refusals to gRPC codes.
+// A worker retries ResourceExhausted with back-off (Joins that never open
+// a Work stream expire meanwhile) and joins again on FailedPrecondition.
+var refusals = []struct {
+	err    error
+	code   codes.Code
+	format string
+}{
+	{sched.ErrTooManyWorkers, codes.ResourceExhausted, "coordinator full (%v), retry later"},
+	{sched.ErrUnknownWorker, codes.FailedPrecondition, "%v"},
+	{sched.ErrAttached, codes.FailedPrecondition, "%v"},
+}
+
+// refusal is the gRPC status of a scheduler's refusal; one it does not
+// name is Internal.
+func refusal(err error) error {
+	for _, r := range refusals {
+		if errors.Is(err, r.err) {
+			return status.Errorf(r.code, r.format, err)
+		}
+	}
+	return status.Errorf(codes.Internal, "%v", err)
 }
 
 // workSession is the server's side of one Work stream: the receive loop

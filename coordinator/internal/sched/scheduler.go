@@ -402,7 +402,7 @@ type JoinRequest struct {
 	Batches       bool // it reads batched messages: kept for the mailbox Attach opens
 }
 
-// Join registers a worker. It fails with errTooManyWorkers when
+// Join registers a worker. It fails with ErrTooManyWorkers when
 // MaxSessions are joined already.
 func (s *Scheduler) Join(req JoinRequest) (*Session, error) {
 	s.mu.Lock()
@@ -410,7 +410,7 @@ func (s *Scheduler) Join(req JoinRequest) (*Session, error) {
 	if len(s.sessions) >= s.opt.MaxSessions {
 		s.dropUnattachedLocked(s.opt.Clock.Now())
 		if len(s.sessions) >= s.opt.MaxSessions {
-			return nil, fmt.Errorf("%w (%d)", errTooManyWorkers, s.opt.MaxSessions)
+			return nil, fmt.Errorf("%w (%d)", ErrTooManyWorkers, s.opt.MaxSessions)
 		}
 	}
 	s.nextWID++
@@ -444,8 +444,18 @@ func workerKey() uint64 {
 	}
 }
 
-// errTooManyWorkers refuses a Join beyond MaxSessions.
-var errTooManyWorkers = errors.New("every worker place is taken")
+// The scheduler's refusals of a worker; package coordinator maps each to
+// a gRPC code.
+var (
+	// ErrTooManyWorkers refuses a Join beyond MaxSessions: capacity, not
+	// the worker's fault, so it may retry.
+	ErrTooManyWorkers = errors.New("every worker place is taken")
+	// ErrUnknownWorker refuses an Attach of an id never joined or
+	// forgotten (attachTimeout): the worker must join again.
+	ErrUnknownWorker = errors.New("unknown worker id")
+	// ErrAttached refuses a second stream for one session.
+	ErrAttached = errors.New("worker id already has a Work stream")
+)
 
 // dropUnattachedLocked forgets sessions that joined but opened no Work
 // stream within attachTimeout (or a lease, if shorter): a worker that died
@@ -468,10 +478,10 @@ func (s *Scheduler) Attach(id, addr string, credits uint32, runs bool, open func
 	defer s.mu.Unlock()
 	sess := s.sessions[id]
 	if sess == nil {
-		return nil, fmt.Errorf("unknown worker id %q: call Join first", id)
+		return nil, fmt.Errorf("%w %q: call Join first", ErrUnknownWorker, id)
 	}
 	if sess.attached {
-		return nil, fmt.Errorf("worker id %q already has a Work stream", id)
+		return nil, fmt.Errorf("%w: %q", ErrAttached, id)
 	}
 	sess.attached, sess.addr, sess.runs = true, addr, runs && s.runsOK
 	sess.out = open(sess.batches)
