@@ -53,8 +53,10 @@ mkdir -p "$root/usr/local" "$root/go/pkg/mod" "$root/go/bin" "$root/root" "$root
 chmod 1777 "$root/tmp"
 
 # The toolchain, without what no build reads.
-tar -C "$(dirname "$goroot")" --exclude="$(basename "$goroot")/test" --exclude="$(basename "$goroot")/doc" \
-	--exclude="$(basename "$goroot")/api" --exclude='testdata' -cf - "$(basename "$goroot")" |
+# --anchored: "go/doc" must match the top-level doc directory only, not the
+# standard library's go/doc package (src/go/doc), which the build needs.
+tar -C "$(dirname "$goroot")" --anchored --exclude="$(basename "$goroot")/test" --exclude="$(basename "$goroot")/doc" \
+	--exclude="$(basename "$goroot")/api" --no-anchored --exclude='testdata' -cf - "$(basename "$goroot")" |
 	tar -C "$root/usr/local" -xf -
 [ "$(basename "$goroot")" = go ] || mv "$root/usr/local/$(basename "$goroot")" "$root/usr/local/go"
 

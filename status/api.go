@@ -1,6 +1,7 @@
 package status
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/nqueens/nqueens/coordinator"
@@ -20,17 +21,29 @@ type APIStatus struct {
 	TasksLeased   int `json:"tasks_leased"`   // tasks on a worker now
 	TasksRestored int `json:"tasks_restored"` // tasks read from the journal (--resume)
 
-	WorkersAttached []APIWorker `json:"workers_attached"`
-	Slots           int         `json:"slots"` // of the attached workers
+	// WorkersAttached has a row per attached worker (/api/status), or the
+	// rows TopWorkers kept (the dashboard's stream, /api/status?workers=K);
+	// WorkerStates counts them all by state either way.
+	WorkersAttached []APIWorker     `json:"workers_attached"`
+	WorkerStates    APIWorkerStates `json:"worker_states"`
+	Slots           int             `json:"slots"` // of the attached workers
 
-	Started     time.Time `json:"started"`
-	BusySeconds float64   `json:"busy_seconds"` // time with at least one worker attached
-	WorkDone    float64   `json:"work_done"`    // estimated nodes done by this run
-	WorkTotal   float64   `json:"work_total"`   // estimated nodes of this run
-	Fraction    float64   `json:"fraction"`     // work_done / work_total, 0..1
-	NodesPerSec float64   `json:"nodes_per_second"`
-	SolsPerSec  float64   `json:"solutions_per_second"`
-	ETASeconds  *float64  `json:"eta_seconds"` // null while unknown or when done
+	Started   time.Time `json:"started"`
+	WorkDone  float64   `json:"work_done"`  // estimated nodes done by this run
+	WorkTotal float64   `json:"work_total"` // estimated nodes of this run
+	Fraction  float64   `json:"fraction"`   // work done / work total, restored work included, 0..1; never falls on one server
+	// EstimateGrew: the estimate of the total grew, so fraction holds its
+	// highest value rather than fall (the work was not lost).
+	EstimateGrew bool     `json:"estimate_grew,omitempty"`
+	NodesPerSec  float64  `json:"nodes_per_second"`
+	SolsPerSec   float64  `json:"solutions_per_second"`
+	ETASeconds   *float64 `json:"eta_seconds"` // null while unknown or when done
+
+	// Exact repeats the counts as decimal strings: JavaScript reads a JSON
+	// number as a float64, which rounds above 2^53 (N=27's total
+	// 234907967154122528 would read as ...530). The numbers stay above for
+	// readers that parse 64-bit integers.
+	Exact APIExact `json:"exact"`
 
 	Listing APIListing `json:"listing"`
 	Recent  [][]int    `json:"recent"` // latest solutions of a listing, 1-based columns, newest last
@@ -55,6 +68,29 @@ type APIWorker struct {
 	SilentSeconds float64 `json:"silent_seconds"`
 }
 
+// APIExact holds the summary's counts as base-10 strings, exact in any
+// JSON reader.
+type APIExact struct {
+	Solutions string `json:"solutions"`
+	Unique    string `json:"unique"`
+	Nodes     string `json:"nodes"`
+	// Completions is set on pinned runs only, as Summary.Completions.
+	Completions string `json:"completions,omitempty"`
+}
+
+// exactOf writes sum's counts in decimal.
+func exactOf(sum coordinator.Summary) APIExact {
+	x := APIExact{
+		Solutions: strconv.FormatUint(sum.Solutions, 10),
+		Unique:    strconv.FormatUint(sum.Unique, 10),
+		Nodes:     strconv.FormatUint(sum.Nodes, 10),
+	}
+	if sum.Completions != nil {
+		x.Completions = strconv.FormatUint(*sum.Completions, 10)
+	}
+	return x
+}
+
 // APIListing is the final write of a listing's solutions.
 type APIListing struct {
 	Writing bool   `json:"writing"`
@@ -71,12 +107,16 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 		TasksQueued: s.Queued, TasksLeased: s.Leased, TasksRestored: s.Restored,
 		WorkersAttached: make([]APIWorker, 0, len(s.Workers)),
 		Slots:           Slots(s),
-		Started:         s.Started, BusySeconds: e.BusySeconds,
-		WorkDone: s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
+		Started:         s.Started,
+		WorkDone:        s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
 		NodesPerSec: e.NodesPerSec, SolsPerSec: e.SolsPerSec,
+		Exact:   exactOf(s.Summary),
 		Listing: APIListing{Writing: s.Listing.Writing, Written: s.Listing.Written, Total: s.Listing.Total},
 		Recent:  s.Recent,
 		Done:    s.Done,
+	}
+	if a.BusySeconds == 0 { // a Source that fills Busy only; a finished job's summary holds the final figure
+		a.BusySeconds = e.BusySeconds
 	}
 	if a.Recent == nil {
 		a.Recent = [][]int{}
@@ -92,6 +132,7 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 			Joined: w.Joined, LastSeen: w.LastSeen, SilentSeconds: max(now.Sub(w.LastSeen).Seconds(), 0),
 		})
 	}
+	a.WorkerStates = workerStates(a.WorkersAttached)
 	return a
 }
 

@@ -40,6 +40,19 @@ func TestGRPCServerOptions(t *testing.T) {
 	}
 	srv := grpc.NewServer(append(GRPCServerOptions(reg), aopts...)...)
 	healthpb.RegisterHealthServer(srv, panickyHealth{})
+	// Before any call, every method of the coordinator's services has its
+	// series, at 0.
+	before := scrape(t, reg)
+	for _, want := range []string{
+		`grpc_server_started_total{grpc_method="Work",grpc_service="nqueens.v1.CoordinatorService",grpc_type="bidi_stream"} 0`,
+		`grpc_server_started_total{grpc_method="Join",grpc_service="nqueens.v1.CoordinatorService",grpc_type="unary"} 0`,
+		`grpc_server_handled_total{grpc_code="OK",grpc_method="Join",grpc_service="nqueens.v1.CoordinatorService",grpc_type="unary"} 0`,
+		`grpc_server_handling_seconds_count{grpc_method="Check",grpc_service="grpc.health.v1.Health",grpc_type="unary"} 0`,
+	} {
+		if !strings.Contains(before, want+"\n") {
+			t.Errorf("before any call, /metrics lacks %s:\n%s", want, grep(before, "grpc_server_started_total"))
+		}
+	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -112,6 +112,7 @@ func TestMetrics(t *testing.T) {
 		"nqueens_quarantines_total 0\n",
 		"nqueens_nodes_total 4e+09\n",
 		"nqueens_done 1\n",
+		`nqueens_job_info{depth="3",engine="backtrack",kind="count",n="15"} 1` + "\n",
 		"nqueens_journal_fsync_seconds_count 1\n",
 		"nqueens_build_info{",
 		"go_goroutines ",
@@ -159,7 +160,7 @@ func TestToken(t *testing.T) {
 		{"/metrics", []string{"Authorization", "bearer " + tok}, 200},
 		{"/api/status", []string{"Authorization", "Bearer wrong"}, 401},
 		{"/api/status", []string{"Cookie", cookieName + "=" + tok}, 401}, // the cookie is not the token
-		{"/api/status", []string{"Cookie", cookieName + "=" + cookieValue(auth.NewToken(tok))}, 200},
+		{"/api/status", []string{"Cookie", cookieName + "=" + cookieValue(cookieKey(auth.NewToken(tok)), time.Now().Add(time.Hour))}, 200},
 		{"/?token=wrong", nil, http.StatusSeeOther},
 	} {
 		resp, body := get(t, noRedirect, base+tc.path, tc.hdr...)

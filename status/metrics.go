@@ -8,32 +8,20 @@ import (
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	grpcstatus "google.golang.org/grpc/status"
 
 	"github.com/nqueens/nqueens/coordinator"
-	"github.com/nqueens/nqueens/internal/version"
+	"github.com/nqueens/nqueens/internal/promreg"
+	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 )
 
-// NewRegistry returns a Prometheus registry of this process's own (not the
-// global one, which any imported library may fill): the Go runtime and
-// process collectors, and nqueens_build_info.
-func NewRegistry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	v := version.Get()
-	build := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "nqueens_build_info",
-		Help: "The build of this binary: always 1, with its version, revision and solver version as labels.",
-		ConstLabels: prometheus.Labels{
-			"version": v.Module, "revision": v.Short(), "solver": strconv.Itoa(v.Solver), "goversion": v.Go,
-		},
-	})
-	build.Set(1)
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), build)
-	return reg
-}
+// NewRegistry returns a registry of this process's own (not the global
+// one, which any imported library may fill): the Go runtime and process
+// collectors, and nqueens_build_info (promreg.New).
+func NewRegistry() *prometheus.Registry { return promreg.New() }
 
 // syncBuckets span a journal fsync from a page-cache-backed tmpfs (tens of
 // microseconds) to a slow network disk (a second).
@@ -66,6 +54,9 @@ func GRPCServerOptions(reg prometheus.Registerer) []grpc.ServerOption {
 		Help: "gRPC handlers that panicked and were answered with codes.Internal.",
 	})
 	reg.MustRegister(m, panics)
+	// Every method's series exist (at 0) from the start, not from its
+	// first call: a rate() or an alert on them has data at once.
+	m.InitializeMetrics(serviceDescs{&nqueenspb.CoordinatorService_ServiceDesc, &healthpb.Health_ServiceDesc})
 	rec := recovery.WithRecoveryHandler(func(p any) error {
 		panics.Inc()
 		return grpcstatus.Error(codes.Internal, fmt.Sprintf("internal error: %v", p))
@@ -75,6 +66,30 @@ func GRPCServerOptions(reg prometheus.Registerer) []grpc.ServerOption {
 		grpc.ChainStreamInterceptor(m.StreamServerInterceptor(), recovery.StreamServerInterceptor(rec)),
 	}
 }
+
+// serviceDescs lists the methods of the coordinator's services the way a
+// grpc.Server does (GetServiceInfo), before any server exists.
+type serviceDescs []*grpc.ServiceDesc
+
+func (d serviceDescs) GetServiceInfo() map[string]grpc.ServiceInfo {
+	out := make(map[string]grpc.ServiceInfo, len(d))
+	for _, sd := range d {
+		var ms []grpc.MethodInfo
+		for _, m := range sd.Methods {
+			ms = append(ms, grpc.MethodInfo{Name: m.MethodName})
+		}
+		for _, st := range sd.Streams {
+			ms = append(ms, grpc.MethodInfo{Name: st.StreamName, IsClientStream: st.ClientStreams, IsServerStream: st.ServerStreams})
+		}
+		out[sd.ServiceName] = grpc.ServiceInfo{Methods: ms, Metadata: sd.Metadata}
+	}
+	return out
+}
+
+// Engine is the counting engine of the coordinator's tasks, the engine
+// label of nqueens_job_info: workers count with the solver's backtracker
+// (solver.CountTask, ListTask and the pinned variants).
+const Engine = "backtrack"
 
 // collector turns a Source's snapshot into metrics at scrape time, so the
 // numbers are never older than the scrape and the job keeps no metric
@@ -86,7 +101,7 @@ type collector struct {
 	workerTasks, workerNodes                                   *prometheus.Desc
 	leases, expired, requeued, rejected, conflicts, duplicates *prometheus.Desc
 	verified, quarantined, workDone, workTotal, busy, eta      *prometheus.Desc
-	done, restored, splits, runs                               *prometheus.Desc
+	done, restored, splits, runs, jobInfo                      *prometheus.Desc
 }
 
 func newCollector(src Source) *collector {
@@ -120,6 +135,7 @@ func newCollector(src Source) *collector {
 		eta:         d("nqueens_eta_seconds", "Estimated time left at the current rate; absent while unknown."),
 		done:        d("nqueens_done", "1 once every task is committed or the job failed, else 0."),
 		restored:    d("nqueens_restored_tasks", "Tasks committed by an earlier run and read from the journal."),
+		jobInfo:     d("nqueens_job_info", "The job this coordinator runs: always 1, with its board size, kind (count, all, unique, pinned), plan depth and counting engine as labels.", "n", "kind", "depth", "engine"),
 	}
 }
 
@@ -127,7 +143,7 @@ func newCollector(src Source) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.solutions, c.unique, c.tasks, c.planTasks, c.nodes, c.workers, c.slots,
 		c.workerTasks, c.workerNodes, c.leases, c.expired, c.requeued, c.rejected, c.conflicts, c.duplicates, c.splits,
-		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored, c.runs} {
+		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored, c.runs, c.jobInfo} {
 		ch <- d
 	}
 }
@@ -142,6 +158,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
+	gauge(c.jobInfo, 1, strconv.Itoa(sum.N), sum.Kind, strconv.Itoa(sum.Depth), Engine)
 	gauge(c.solutions, float64(sum.Solutions))
 	gauge(c.unique, float64(sum.Unique))
 	gauge(c.tasks, float64(s.Queued), "queued")

@@ -7,8 +7,8 @@
 //
 // Run joins (join.go): it sends its name, slots, solver version and build,
 // and retries a coordinator that is down or full with jittered exponential
-// back-off for Config.JoinTimeout, logging "waiting for coordinator" every
-// few seconds; a refusal for what it sent (a bad token, another solver
+// back-off for Config.JoinTimeout (Config.JoinOnce: one attempt), logging
+// "waiting for coordinator" every few seconds; a refusal for what it sent (a bad token, another solver
 // version) ends it with ErrRefused. Then it opens one Work stream, a
 // session (session.go): sendLoop is the stream's only sender, recvLoop
 // feeds serve, heartbeatLoop reports the leases held at the interval the

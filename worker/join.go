@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/loglimit"
 	"github.com/nqueens/nqueens/internal/version"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -34,6 +35,12 @@ const (
 	// waitLogEvery is how often a worker that cannot join yet says so at
 	// Info: the first failure at once, then at most this often.
 	waitLogEvery = 5 * time.Second
+	// stayLogEvery is the same for a worker that stays between jobs
+	// (Config.Stay): waiting is its normal state, not news.
+	stayLogEvery = time.Minute
+	// stayForever is the join deadline of a worker that stays: it retries
+	// until its context ends.
+	stayForever = 100 * 365 * 24 * time.Hour
 )
 
 // solverVersion is the solver version the worker announces (tests change
@@ -67,10 +74,18 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 		},
 		deadline: time.Now().Add(cfg.JoinTimeout),
 	}
-	b := &untilBackOff{deadline: j.deadline, next: &backoff.ExponentialBackOff{
+	if cfg.Stay {
+		j.deadline = time.Now().Add(stayForever)
+	}
+	var b backoff.BackOff = &untilBackOff{deadline: j.deadline, next: &backoff.ExponentialBackOff{
 		InitialInterval: backoffMin, MaxInterval: backoffMax,
 		Multiplier: 2, RandomizationFactor: backoffJitter,
 	}}
+	within := fmt.Sprintf("within %v", cfg.JoinTimeout)
+	if cfg.JoinOnce {
+		j.deadline = time.Now().Add(joinAttemptTimeout)
+		b, within = &backoff.StopBackOff{}, "in one attempt (--join-timeout 0)"
+	}
 	jr, err := backoff.Retry(ctx, func() (*nqueenspb.JoinResponse, error) { return j.attempt(ctx) },
 		backoff.WithBackOff(b), backoff.WithMaxElapsedTime(0), backoff.WithNotify(j.waiting))
 	switch {
@@ -81,7 +96,7 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 	case errors.Is(err, ErrJoin):
 		return nil, err // refused: attempt said why
 	}
-	return nil, fmt.Errorf("%w at %s within %v: %s", ErrJoin, cfg.Join, cfg.JoinTimeout, status.Convert(err).Message())
+	return nil, fmt.Errorf("%w at %s %s: %s", ErrJoin, cfg.Join, within, loglimit.Text(status.Convert(err).Message()))
 }
 
 // attempt makes one Join call. Its error is the status to retry on, or a
@@ -107,7 +122,7 @@ func (j *joiner) attempt(ctx context.Context) (*nqueenspb.JoinResponse, error) {
 	case code == codes.Unavailable, code == codes.DeadlineExceeded, code == codes.ResourceExhausted:
 		return nil, err
 	default:
-		msg := status.Convert(err).Message()
+		msg := loglimit.Text(status.Convert(err).Message())
 		j.log.Error("join refused", "addr", j.cfg.Join, "code", code.String(), "error", msg)
 		return nil, backoff.Permanent(fmt.Errorf("%w at %s: %w: %s", ErrJoin, j.cfg.Join, ErrRefused, msg))
 	}
@@ -117,12 +132,19 @@ func (j *joiner) attempt(ctx context.Context) (*nqueenspb.JoinResponse, error) {
 // first time, then at most every waitLogEvery) so that an operator sees
 // what a worker that has not joined yet is waiting for.
 func (j *joiner) waiting(err error, pause time.Duration) {
-	msg := status.Convert(err).Message()
+	msg := loglimit.Text(status.Convert(err).Message())
 	j.log.Debug("join failed; retrying", "attempt", j.attempts, "error", msg, "pause", pause)
-	if now := time.Now(); now.Sub(j.logged) >= waitLogEvery {
+	every := waitLogEvery
+	if j.cfg.Stay {
+		every = stayLogEvery
+	}
+	if now := time.Now(); now.Sub(j.logged) >= every {
 		j.logged = now
-		info(j.cfg, j.log)("waiting for coordinator", "addr", j.cfg.Join, "attempt", j.attempts, "error", msg,
-			"gives_up_in", time.Until(j.deadline).Round(time.Second))
+		kv := []any{"addr", j.cfg.Join, "attempt", j.attempts, "error", msg}
+		if !j.cfg.Stay {
+			kv = append(kv, "gives_up_in", time.Until(j.deadline).Round(time.Second))
+		}
+		info(j.cfg, j.log)("waiting for coordinator", kv...)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/loglimit"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -66,6 +67,16 @@ type Config struct {
 	// JoinTimeout bounds the retries of the first join and of rejoining
 	// after a broken stream (default DefaultJoinTimeout).
 	JoinTimeout time.Duration
+	// Stay keeps the worker between jobs: after a Drain it joins again
+	// (after StayPause), and it retries a coordinator that is down or full
+	// for as long as ctx lasts, logging the wait once a minute, so a
+	// Kubernetes Deployment's pods stay Running instead of exiting into
+	// CrashLoopBackOff when a job ends. JoinTimeout and JoinOnce do not
+	// apply.
+	Stay bool
+	// JoinOnce makes one join attempt (of at most a few seconds) instead
+	// of retrying for JoinTimeout: worker --join-timeout 0.
+	JoinOnce bool
 	// DialOptions are added to the connection's options: transport
 	// credentials (TLS), per-RPC credentials (a token) and interceptors from
 	// package auth go here. Without transport credentials the connection is
@@ -78,6 +89,9 @@ type Config struct {
 	// Quiet logs joining and draining at Debug instead of Info (embedded
 	// workers, whose coordinator already logs both).
 	Quiet bool
+	// Stats, when set, receives the worker's own figures as it works
+	// (tasks and nodes sent, slot time, joins) for its /metrics.
+	Stats *Stats
 	// NoRuns makes the worker take one task per lease even from a
 	// coordinator that leases runs of tasks (runs.go): for tests and
 	// measurements of the single-task path.
@@ -97,6 +111,9 @@ func (c Config) Validate() error {
 	}
 	if c.Prefetch < -1 || c.Prefetch > 4096 {
 		return fmt.Errorf("prefetch %d out of range -1..4096", c.Prefetch)
+	}
+	if c.Stay && c.JoinOnce {
+		return errors.New("--join-timeout 0 (one attempt) does not apply to --stay, which retries until stopped")
 	}
 	if c.JoinTimeout < 0 {
 		return fmt.Errorf("--join-timeout %v must not be negative", c.JoinTimeout)
@@ -141,6 +158,23 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// StayPause is how long a worker with Config.Stay waits after a Drain
+// before it joins again: the coordinator that drained it is shutting down
+// and would accept a Join only to drain it at once.
+var StayPause = 2 * time.Second
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // ErrJoin marks a failure to join the coordinator: unreachable (or full)
 // for the whole join timeout, or refused (then the error wraps ErrRefused
 // as well).
@@ -152,6 +186,12 @@ var ErrJoin = errors.New("cannot join coordinator")
 // stops. A coordinator that is full refuses for capacity, not for what the
 // worker sent: that is retried.
 var ErrRefused = errors.New("refused by the coordinator")
+
+// ErrProtocol marks a coordinator that broke the protocol, such as
+// Assigns beyond the credits the worker granted: the worker stops rather
+// than join again, since a coordinator (or a link) that does this once
+// would do it again.
+var ErrProtocol = errors.New("the coordinator broke the protocol")
 
 // refused reports whether a Work stream ended with a status that names
 // the worker's own fault rather than the network's or the coordinator's.
@@ -191,6 +231,8 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
 	var plans planCache
+	peer := loglimit.New(log, nil) // for the whole Run: joining again does not reset it
+	defer peer.Flush()
 	for {
 		jr, err := join(ctx, client, cfg, log)
 		if err != nil {
@@ -205,13 +247,25 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 		if !cfg.NoRuns {
 			plan, _ = plans.runPlan(jr.GetJob())
 		}
-		done, err := work(ctx, client, cfg, jr, plan, log)
-		if done || ctx.Err() != nil {
+		cfg.Stats.setJoined(true)
+		done, err := work(ctx, client, cfg, jr, plan, log, peer)
+		cfg.Stats.setJoined(false)
+		if ctx.Err() != nil || (done && !cfg.Stay) {
 			return nil
 		}
-		if refused(err) {
-			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, status.Convert(err).Message())
+		if done {
+			info(cfg, log)("job over; staying for the next one", "addr", cfg.Join, "pause", StayPause)
+			if !sleep(ctx, StayPause) {
+				return nil
+			}
+			continue
 		}
-		log.Info("work stream broken; joining again", "error", err)
+		if errors.Is(err, ErrProtocol) {
+			return err
+		}
+		if refused(err) {
+			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, loglimit.Text(status.Convert(err).Message()))
+		}
+		log.Info("work stream broken; joining again", "error", loglimit.Text(err.Error()))
 	}
 }

@@ -32,6 +32,12 @@ of workers caught lying (distrusted) are left out, as a resume does.
 Exit status: 0 written, 1 failed writing, 2 bad usage or not a readable
 journal.
 
+Examples:
+  coordinator export --state n20.journal > n20.csv
+  coordinator export --state n20.journal --format jsonl | head -1
+  # the total so far, while the run goes on (awk's doubles are exact to 2^53)
+  coordinator export --state n20.journal | awk -F, 'NR > 1 { t += $3 } END { print t }'
+
 Flags:
 `
 
@@ -66,6 +72,10 @@ func exportMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case *format != "csv" && *format != "jsonl":
 		fmt.Fprintf(stderr, "coordinator export: --format %q: want csv or jsonl\n", *format)
+		return 2
+	}
+	if err := regularState(*state); err != nil {
+		fmt.Fprintf(stderr, "coordinator export: %v\n", err)
 		return 2
 	}
 	rows, warn, err := exportRows(*state)

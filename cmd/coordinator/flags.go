@@ -33,7 +33,11 @@ type logOptions struct {
 	given      map[string]bool // the flags set on the command line
 	http       string          // --http: the status server's HOST:PORT ("" = off)
 	pprof      bool            // --pprof: /debug/pprof/ on the status server
+	httpTLS    bool            // --http-tls: the status server over HTTPS with tlsCert and tlsKey
+	tlsCert    string          // --tls-cert
+	tlsKey     string          // --tls-key
 	token      auth.Token      // the join token, which the status server requires too
+	tokenFile  string          // --token-file: where the token is, instead of --token
 	trace      traceOptions    // --trace and its caps (learn.go)
 	fix        string          // --fix: the pinned queens as typed (fix.go)
 }
@@ -41,6 +45,7 @@ type logOptions struct {
 const usageHead = `Usage: coordinator --n N [flags]
        coordinator --resume --state FILE [flags]   (N, depth and kind from FILE)
        coordinator --n N --resume=auto --state FILE [flags]   (resume FILE if it holds a job, else start anew)
+       coordinator export --state FILE [--format csv|jsonl]   (run "coordinator export -h")
        coordinator study lasvegas [flags]   (run "coordinator study -h")
 
 Counts the solutions of the N-Queens puzzle (total and fundamental), or lists
@@ -54,6 +59,21 @@ bar on a terminal, log lines otherwise). Flags that mean nothing together
 (--k without --method lasvegas, --format without --solutions, ...) are
 refused.
 Exit status: 0 success, 1 failed or interrupted run, 2 bad usage.
+
+Examples:
+  coordinator --n 12                       # count on this machine's cores
+  coordinator --n 8 --solutions - --format board   # print the 92 boards
+  coordinator --n 1000000 --first --solutions queens.txt
+  # remote workers only ("worker --join HOST:7070"), the dashboard on :8080
+  coordinator --n 18 --workers 0 --listen 0.0.0.0:7070 --http 127.0.0.1:8080
+  # a journal: the same command after a crash goes on where it stopped
+  coordinator --n 20 --state n20.journal --resume=auto
+  coordinator export --state n20.journal > n20.csv   # a row per task
+
+Environment: every flag can be set as NQUEENS_<FLAG> instead, upper case
+with - as _ (NQUEENS_N=18, NQUEENS_TASK_TARGET=2s, NQUEENS_TOKEN); the
+command line wins, and an empty variable counts as unset. The subcommands
+read no environment.
 
 Flags:
 `
@@ -177,11 +197,12 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "with --method lasvegas: random seed (the same seed gives the same solution)")
 	ft.progress = fs.String("progress", "auto", "progress on stderr: auto (bar on a terminal, else log lines), bar, log or off")
 	fs.DurationVar(&cfg.ProgressInterval, "progress-interval", defaultProgressInterval, fmt.Sprintf("period of progress log lines (at least %v)", minProgressInterval))
-	ac.Token = auth.NewToken(os.Getenv("NQUEENS_TOKEN"))
-	fs.Var(&ac.Token, "token", "shared join `TOKEN` workers must present (default $NQUEENS_TOKEN; never logged)")
+	fs.Var(&ac.Token, "token", "shared join `TOKEN` workers must present (never logged; "+auth.EnvToken+" in the environment)")
+	fs.StringVar(&lo.tokenFile, "token-file", "", "read the join token from `FILE` instead (a mounted Kubernetes Secret; white space around it dropped)")
 	fs.StringVar(&lo.http, "http", "", "serve the dashboard, /metrics, /api/status and /healthz on `HOST:PORT` (off when empty; port 0 picks one; everything but /healthz needs the token when one is set)")
 	fs.BoolVar(&lo.pprof, "pprof", false, "also serve /debug/pprof/ on --http")
-	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE`")
+	fs.BoolVar(&lo.httpTLS, "http-tls", false, "serve --http over HTTPS with the certificate of --tls-cert and --tls-key")
+	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE` (read again when it changes)")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
 	fs.StringVar(&lo.state, "state", "", "journal every committed task to `FILE` (fsynced before the worker is acknowledged)")
@@ -208,8 +229,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 		}
 		return cfg, lo, err
 	}
-	lo.given = make(map[string]bool)
-	fs.Visit(func(f *flag.Flag) { lo.given[f.Name] = true })
+	onArgs := cli.Given(fs)
+	if err := cli.FromEnv(fs, os.LookupEnv); err != nil {
+		return cfg, lo, fmt.Errorf("%v (see coordinator -h)", err)
+	}
+	lo.given = cli.Given(fs)
+	lo.tlsCert, lo.tlsKey = ac.CertFile, ac.KeyFile
 	if !lo.given["listen"] {
 		cfg.Listen = "" // the default, and nobody asked where
 	}
@@ -240,6 +265,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 	if hclog.LevelFromString(lo.level) == hclog.NoLevel {
 		return cfg, lo, fmt.Errorf("--log-level %q: want trace, debug, info, warn, error or off", lo.level)
 	}
+	if err := readTokenFile(&ac.Token, lo.tokenFile, lo.given, onArgs); err != nil {
+		return cfg, lo, err
+	}
 	var err error
 	lo.token = ac.Token
 	if cfg.ServerOptions, err = ac.ServerOptions(); err != nil {
@@ -251,6 +279,18 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 		}
 	}
 	return cfg, lo, nil
+}
+
+// readTokenFile sets *tok from --token-file when that is the token flag
+// to use (cli.Pick: --token and --token-file are rivals, the command line
+// wins over the environment).
+func readTokenFile(tok *auth.Token, file string, given, onArgs map[string]bool) error {
+	which, err := cli.Pick("token", "token-file", given, onArgs)
+	if err != nil || which != "token-file" {
+		return err
+	}
+	*tok, err = auth.ReadTokenFile(file)
+	return err
 }
 
 // parseArgs parses args into fs (see cli.Parse). A bool flag takes no
@@ -336,8 +376,8 @@ func checkDurations(cfg options, given map[string]bool) error {
 // firstExcludes are the flags of a cluster run, meaningless with --first
 // (one solution, found on this machine without workers or a journal).
 var firstExcludes = []string{"workers", "listen", "depth", "task-target", "split", "lease", "heartbeat", "max-attempts", "drain-timeout",
-	"verify-fraction", "max-message-rate", "max-workers", "token", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
-	"progress", "http", "pprof"}
+	"verify-fraction", "max-message-rate", "max-workers", "token", "token-file", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
+	"progress", "http", "pprof", "http-tls"}
 
 // checkCombinations refuses flags that mean nothing with the others given,
 // naming the conflict, instead of ignoring them.
@@ -375,6 +415,10 @@ func checkCombinations(cfg options, lo logOptions) error {
 		return fmt.Errorf("--limit %d must be at least 1", cfg.Limit)
 	case lo.pprof && lo.http == "":
 		return errors.New("--pprof serves /debug/pprof/ on the status server: add --http HOST:PORT")
+	case lo.httpTLS && lo.http == "":
+		return errors.New("--http-tls serves the status server over HTTPS: add --http HOST:PORT")
+	case lo.httpTLS && (lo.tlsCert == "" || lo.tlsKey == ""):
+		return errors.New("--http-tls serves the certificate of --tls-cert and --tls-key: add both")
 	case lo.resumeMode != resumeOff && lo.state == "":
 		return errors.New("--resume needs --state FILE")
 	case given["progress-interval"] && (cfg.Progress == progressOff || cfg.Progress == progressBar):
@@ -407,7 +451,7 @@ func newLogger(lo logOptions, stderr io.Writer) hclog.Logger {
 		Level:      hclog.LevelFromString(lo.level),
 		JSONFormat: lo.json,
 		Output:     stderr,
-		TimeFormat: time.RFC3339,
+		TimeFormat: cli.LogTimeFormat,
 	})
 }
 

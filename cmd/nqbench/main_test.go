@@ -53,3 +53,20 @@ func TestEngines(t *testing.T) {
 		t.Error("nqbench --engine fast = nil error, want one")
 	}
 }
+
+// TestHelp: -h prints the usage on stdout and exits 0 (issue 24: it
+// exited 2 with the flag package's "flag: help requested").
+func TestHelp(t *testing.T) {
+	var stdout bytes.Buffer
+	if err := run([]string{"-h"}, &stdout); err != nil {
+		t.Fatalf("nqbench -h = %v, want nil (exit 0)", err)
+	}
+	for _, want := range []string{"Usage: nqbench", "nqbench cluster", "-threads", "Examples:"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("nqbench -h does not say %q:\n%s", want, stdout.String())
+		}
+	}
+	if err := run([]string{"--n", "8", "extra"}, &stdout); err == nil || !strings.Contains(err.Error(), `unexpected argument "extra"`) {
+		t.Errorf("nqbench --n 8 extra = %v, want the stray argument refused", err)
+	}
+}

@@ -108,3 +108,8 @@ func (b *versionValue) Set(s string) error {
 
 // IsBoolFlag lets --version stand alone, without =true.
 func (b *versionValue) IsBoolFlag() bool { return true }
+
+// LogTimeFormat is the time of every log line (hclog's TimeFormat, text
+// and JSON alike): RFC 3339 with milliseconds, since leases and heartbeats
+// can be 100 ms apart and lines of one second run together.
+const LogTimeFormat = "2006-01-02T15:04:05.000Z07:00"

@@ -18,12 +18,13 @@
 // or reads the health of every alert rule, against a real Prometheus: the
 // compose test's, which scrapes a real run.
 //
-// To come: when the coordinator exports nqueens_job_info{n,kind,depth,engine}
-// and workers serve their own /metrics, the dashboard and the rules gain
-// panels and alerts on them; TestMonitoringUsesExportedMetrics then wants
-// the new names in status/metrics.go (or the worker's metrics file, added to
-// metricsSource), and the compose test's Prometheus must scrape the workers
-// too for their panels to have data.
+// The coordinator exports nqueens_job_info{n,kind,depth,engine} and
+// workers started with --http serve their own /metrics
+// (cmd/worker/metrics.go); TestMonitoringUsesExportedMetrics reads the
+// names from every file of metricsSources. The dashboard's Job panel
+// shows nqueens_job_info; panels and alerts on the workers' metrics are
+// still to come, and the compose test's Prometheus must then scrape the
+// workers too for their panels to have data.
 //
 // It is its own module so that k8s.io/api, the operator's types and their
 // dependencies stay out of the application's go.mod. Run its tests with

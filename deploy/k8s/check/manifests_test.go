@@ -100,7 +100,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 		t.Errorf("deploy/k8s holds %s; want %s", got, want)
 	}
 	mon := loadMonitoring(t)
-	if got, want := mon.Summary(), "1 ServiceMonitor, 1 PrometheusRule"; got != want {
+	if got, want := mon.Summary(), "1 ServiceMonitor, 1 PodMonitor, 1 PrometheusRule"; got != want {
 		t.Errorf("deploy/k8s/monitoring holds %s; want %s", got, want)
 	}
 }
@@ -697,16 +697,32 @@ func TestKustomizeBuild(t *testing.T) {
 	}
 }
 
-// jobSettings returns the rendered coordinator's --n and the workers'
-// replicas.
+// jobSettings returns the rendered coordinator's N (--n, or NQUEENS_N
+// of the ConfigMaps its container takes its environment from) and the
+// workers' replicas.
 func jobSettings(t *testing.T, o Objects) (string, int32) {
 	t.Helper()
 	if len(o.Jobs) != 1 || len(o.Deployments) != 1 || o.Deployments[0].Spec.Replicas == nil {
 		t.Fatalf("rendered %s, want one Job and one Deployment with replicas", o.Summary())
 	}
-	n, _ := FlagValue(args(o.Jobs[0].Spec.Template.Spec.Containers[0]), "n")
+	ctr := o.Jobs[0].Spec.Template.Spec.Containers[0]
+	if n, ok := FlagValue(args(ctr), "n"); ok {
+		return n, *o.Deployments[0].Spec.Replicas
+	}
+	n := ""
+	for _, from := range ctr.EnvFrom {
+		for _, cm := range o.ConfigMaps {
+			if from.ConfigMapRef != nil && from.ConfigMapRef.Name == cm.Name && cm.Data[nEnv] != "" {
+				n = cm.Data[nEnv]
+			}
+		}
+	}
 	return n, *o.Deployments[0].Spec.Replicas
 }
+
+// nEnv is the coordinator's --n in the environment (every flag is
+// NQUEENS_<FLAG> there).
+const nEnv = "NQUEENS_N"
 
 // TestJobSettingsOneLine: the board size and the number of workers are one
 // line each in kustomization.yaml (as deploy/README.md says), and editing
@@ -716,10 +732,10 @@ func TestJobSettingsOneLine(t *testing.T) {
 	if len(k.ConfigMapGenerator) != 1 || len(k.Replicas) != 1 {
 		t.Fatalf("kustomization.yaml: configMapGenerator %v, replicas %v; want one of each", k.ConfigMapGenerator, k.Replicas)
 	}
-	n, _ := k.ConfigMapGenerator[0].Literal("n")
+	n, _ := k.ConfigMapGenerator[0].Literal(nEnv)
 	n0, r0 := jobSettings(t, render(t, k8sDir))
-	if n0 != n || int(r0) != k.Replicas[0].Count {
-		t.Errorf("rendered --n=%s and %d workers, want the kustomization's n=%s and count %d", n0, r0, n, k.Replicas[0].Count)
+	if n == "" || n0 != n || int(r0) != k.Replicas[0].Count {
+		t.Errorf("rendered N=%s and %d workers, want the kustomization's %s=%s and count %d", n0, r0, nEnv, n, k.Replicas[0].Count)
 	}
 
 	dir := t.TempDir()
@@ -733,7 +749,7 @@ func TestJobSettingsOneLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		if filepath.Base(f) == "kustomization.yaml" {
-			for from, to := range map[string]string{"- n=" + n + "\n": "- n=23\n", "count: " + strconv.Itoa(k.Replicas[0].Count) + "\n": "count: 7\n"} {
+			for from, to := range map[string]string{"- " + nEnv + "=" + n + "\n": "- " + nEnv + "=23\n", "count: " + strconv.Itoa(k.Replicas[0].Count) + "\n": "count: 7\n"} {
 				if strings.Count(string(data), from) != 1 {
 					t.Fatalf("kustomization.yaml has not one line %q", from)
 				}
@@ -745,7 +761,7 @@ func TestJobSettingsOneLine(t *testing.T) {
 		}
 	}
 	if n1, r1 := jobSettings(t, render(t, dir)); n1 != "23" || r1 != 7 {
-		t.Errorf("with n=23 and count: 7, rendered --n=%s and %d workers", n1, r1)
+		t.Errorf("with %s=23 and count: 7, rendered N=%s and %d workers", nEnv, n1, r1)
 	}
 }
 

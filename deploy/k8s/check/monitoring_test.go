@@ -11,8 +11,57 @@ import (
 const (
 	rulesPath     = "../../monitoring/nqueens-rules.yml"
 	dashboardPath = "../../monitoring/nqueens-dashboard.json"
-	metricsSource = "../../../status/metrics.go"
 )
+
+// metricsSources are the files that declare the nqueens_ metrics: the
+// coordinator's (status), the registry every process starts from (build
+// info) and the worker's own /metrics.
+var metricsSources = []string{"../../../status/metrics.go", "../../../internal/promreg/promreg.go", "../../../cmd/worker/metrics.go"}
+
+// declaredMetrics is DeclaredMetrics of every metricsSources file.
+func declaredMetrics(t *testing.T) map[string]bool {
+	t.Helper()
+	all := map[string]bool{}
+	for _, src := range metricsSources {
+		names, err := DeclaredMetrics(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range names {
+			all[n] = true
+		}
+	}
+	return all
+}
+
+// TestPodMonitorScrapesWorkers: the PodMonitor selects the workers' pods
+// and scrapes the container port their --http serves /metrics on.
+func TestPodMonitorScrapesWorkers(t *testing.T) {
+	_, objs, _ := setup(t)
+	mon := loadMonitoring(t)
+	if len(mon.PodMonitors) != 1 || len(objs.Deployments) != 1 {
+		t.Fatalf("%d PodMonitors, %d Deployments; want 1 of each", len(mon.PodMonitors), len(objs.Deployments))
+	}
+	pm, dep := mon.PodMonitors[0], objs.Deployments[0]
+	if !selects(pm.Spec.Selector.MatchLabels, dep.Spec.Template.Labels) {
+		t.Errorf("PodMonitor/%s selects %v, not the worker pods %v", pm.Name, pm.Spec.Selector.MatchLabels, dep.Spec.Template.Labels)
+	}
+	ctr := dep.Spec.Template.Spec.Containers[0]
+	httpPort := flagPort(t, "worker", args(ctr), "http")
+	if len(pm.Spec.PodMetricsEndpoints) != 1 {
+		t.Fatalf("PodMonitor/%s has %d endpoints, want 1", pm.Name, len(pm.Spec.PodMetricsEndpoints))
+	}
+	ep := pm.Spec.PodMetricsEndpoints[0]
+	found := false
+	for _, p := range ctr.Ports {
+		if ep.Port != nil && p.Name == *ep.Port && fmt.Sprint(p.ContainerPort) == httpPort {
+			found = true
+		}
+	}
+	if !found || ep.Path != "/metrics" {
+		t.Errorf("PodMonitor/%s scrapes port %v path %q; want the worker's container port %s (--http) and /metrics", pm.Name, ep.Port, ep.Path, httpPort)
+	}
+}
 
 // TestServiceMonitorScrapesStatusPort: the ServiceMonitor selects the
 // coordinator's Service and scrapes its status port's /metrics (the token
@@ -140,12 +189,9 @@ func TestDashboardModel(t *testing.T) {
 // an alert that can never fire or an empty panel. The compose test runs
 // every dashboard query against a real Prometheus too.
 func TestMonitoringUsesExportedMetrics(t *testing.T) {
-	declared, err := DeclaredMetrics(metricsSource)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !declared["nqueens_solutions"] || !declared["nqueens_journal_fsync_seconds"] {
-		t.Fatalf("found %d metric names in %s, not nqueens_solutions and nqueens_journal_fsync_seconds: the pattern is wrong", len(declared), metricsSource)
+	declared := declaredMetrics(t)
+	if !declared["nqueens_solutions"] || !declared["nqueens_journal_fsync_seconds"] || !declared["nqueens_build_info"] || !declared["nqueens_worker_sent_nodes_total"] {
+		t.Fatalf("found %d metric names in %v, not nqueens_solutions, nqueens_journal_fsync_seconds, nqueens_build_info and nqueens_worker_sent_nodes_total: the pattern is wrong", len(declared), metricsSources)
 	}
 	plain, err := LoadRuleFile(rulesPath)
 	if err != nil {
@@ -167,7 +213,7 @@ func TestMonitoringUsesExportedMetrics(t *testing.T) {
 		for _, name := range MetricNames(q.Expr) {
 			used++
 			if !Exported(name, declared) {
-				t.Errorf("%s queries %s, which %s does not export", q.Where, name, metricsSource)
+				t.Errorf("%s queries %s, which none of %v exports", q.Where, name, metricsSources)
 			}
 		}
 	}
