@@ -20,7 +20,7 @@ func TestDurableTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	c := newJournalCommits(j, 2)
+	c := newDurableJournal(journalCommits{j}, 2)
 	if got := c.DurableTasks(); got != 2 {
 		t.Errorf("restored 2: %d durable, want 2", got)
 	}

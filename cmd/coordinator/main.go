@@ -121,9 +121,9 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 	reg := status.NewRegistry()
 	opts.ServerOptions = append(status.GRPCServerOptions(reg), opts.ServerOptions...)
 	var state *journal.Journal
-	var commits atomic.Pointer[journalCommits]
+	var commits atomic.Pointer[durableJournal]
 	if logOpts.state != "" {
-		opts.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, status.JournalSyncObserver(reg), &state, &commits)
+		opts.OpenJournal = counting(stateOpener(logOpts.state, logOpts.resume, log, status.JournalSyncObserver(reg), &state), &state, &commits)
 	}
 	defer func() {
 		if state != nil {

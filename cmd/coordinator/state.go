@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"iter"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,74 +15,27 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// journalCommits adapts a journal.Journal to coordinator.Journal, and
-// counts the commits that are on disk for the progress displays
-// (status.Durable): a commit is queued, then durable once a Sync that
-// began after it returns.
-type journalCommits struct {
-	j       *journal.Journal
-	queued  atomic.Int64 // commits queued, restored ones included
-	durable atomic.Int64 // of those, the ones a Sync made durable
-}
+// journalCommits adapts a journal.Journal to coordinator.Journal.
+type journalCommits struct{ j *journal.Journal }
 
-func newJournalCommits(j *journal.Journal, restored int) *journalCommits {
-	c := &journalCommits{j: j}
-	c.queued.Store(int64(restored))
-	c.durable.Store(int64(restored))
-	return c
-}
-
-func (c *journalCommits) Commit(index int, k solver.Counts, worker uint64) error {
-	err := c.j.Queue(journal.Record{Index: index, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker})
-	if err == nil {
-		c.queued.Add(1)
-	}
-	return err
+func (c journalCommits) Commit(index int, k solver.Counts, worker uint64) error {
+	return c.j.Queue(journal.Record{Index: index, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker})
 }
 
 // CommitRun writes a run's commits as one journal record.
-func (c *journalCommits) CommitRun(first int, cs []solver.Counts, worker uint64) error {
+func (c journalCommits) CommitRun(first int, cs []solver.Counts, worker uint64) error {
 	rs := make([]journal.Record, len(cs))
 	for i, k := range cs {
 		rs[i] = journal.Record{Index: first + i, Total: k.Total, Unique: k.Unique, Nodes: k.Nodes, Worker: worker}
 	}
-	err := c.j.QueueRun(rs)
-	if err == nil {
-		c.queued.Add(int64(len(cs)))
-	}
-	return err
+	return c.j.QueueRun(rs)
 }
 
-func (c *journalCommits) Sync() error {
-	q := c.queued.Load()
-	err := c.j.Sync()
-	if err == nil {
-		for d := c.durable.Load(); d < q && !c.durable.CompareAndSwap(d, q); d = c.durable.Load() {
-		}
-	}
-	return err
-}
+func (c journalCommits) Sync() error { return c.j.Sync() }
 
-// DurableTasks is how many commits are on disk (status.Durable).
-func (c *journalCommits) DurableTasks() int { return int(c.durable.Load()) }
+func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
 
-// journaledJob is a job with --state as the status displays see it: it
-// also says how many committed tasks are on disk.
-type journaledJob struct {
-	*coordinator.Job
-	commits *atomic.Pointer[journalCommits] // set once the journal is open
-}
-
-func (j journaledJob) DurableTasks() int {
-	if c := j.commits.Load(); c != nil {
-		return c.DurableTasks()
-	}
-	return 0
-}
-
-func (c *journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
-
-func (c *journalCommits) Split(sp coordinator.Split) error {
+func (c journalCommits) Split(sp coordinator.Split) error {
 	return c.j.Split(journal.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count})
 }
 
@@ -91,9 +43,8 @@ func (c *journalCommits) Split(sp coordinator.Split) error {
 // (and --resume): it creates the journal for a fresh run, or opens it and
 // replays the committed results for a resumed one. A journal of another
 // job, a corrupt one, or a fresh run over an existing file are usage
-// errors (exit 2). *opened receives the journal so main can close it, and
-// commits its adapter, which counts the durable commits.
-func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Duration), opened **journal.Journal, commits *atomic.Pointer[journalCommits]) func(solver.Plan) (coordinator.Resumed, error) {
+// errors (exit 2). *opened receives the journal so main can close it.
+func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Duration), opened **journal.Journal) func(solver.Plan) (coordinator.Resumed, error) {
 	return func(p solver.Plan) (coordinator.Resumed, error) {
 		var none coordinator.Resumed
 		s := journal.Settings{
@@ -114,9 +65,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 			log.Info("journal created", "state", path, "tasks", p.Len())
 			j.ObserveSync(onSync)
 			*opened = j
-			c := newJournalCommits(j, 0)
-			commits.Store(c)
-			return coordinator.Resumed{Journal: c}, nil
+			return coordinator.Resumed{Journal: journalCommits{j}}, nil
 		}
 		j, rp, err := journal.Resume(path, s) // the results are read from the file's bytes, not held
 		switch {
@@ -152,9 +101,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		log.Info("resuming", "state", path, "committed_tasks", j.Len(), "tasks", p.Len(), "splits", len(splits))
 		j.ObserveSync(onSync)
 		*opened = j
-		c := newJournalCommits(j, j.Len())
-		commits.Store(c)
-		return coordinator.Resumed{Journal: c, Results: restored, Splits: splits, ReadErr: rp.Err}, nil
+		return coordinator.Resumed{Journal: journalCommits{j}, Results: restored, Splits: splits, ReadErr: rp.Err}, nil
 	}
 }
 
