@@ -156,6 +156,9 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 	progDone := make(chan struct{})
 	go func() { defer close(progDone); prog.Run(progCtx, src, log) }()
 	sum, err := job.Run(ctx)
+	if err == nil {
+		err = checkPublished(&sum)
+	}
 	stopProg()
 	<-progDone // the bar is gone before the summary prints
 	if state != nil {
