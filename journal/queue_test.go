@@ -98,7 +98,14 @@ func TestSyncDuringClose(t *testing.T) {
 	}
 	synced := make(chan error, 1)
 	go func() { synced <- j.Sync() }()
-	time.Sleep(SyncWindow / 5)
+	// Close once the Sync waits for its window, not after a guess at how
+	// long that takes: on a busy machine a Sync that began after the Close
+	// got ErrClosed (issue 23 D10).
+	for waiting := false; !waiting; time.Sleep(100 * time.Microsecond) {
+		j.mu.Lock()
+		waiting = j.scheduled || j.synced == j.off // waiting, or already done (then nothing is tested)
+		j.mu.Unlock()
+	}
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}

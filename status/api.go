@@ -20,6 +20,10 @@ type APIStatus struct {
 	TasksQueued   int `json:"tasks_queued"`   // tasks waiting
 	TasksLeased   int `json:"tasks_leased"`   // tasks on a worker now
 	TasksRestored int `json:"tasks_restored"` // tasks read from the journal (--resume)
+	// TasksDurable is how many of the committed tasks are on disk in the
+	// journal (--state); absent without one. The committed count runs up
+	// to one journal sync ahead of it.
+	TasksDurable *int `json:"tasks_durable,omitempty"`
 
 	// WorkersAttached has a row per attached worker (/api/status), or the
 	// rows TopWorkers kept (the dashboard's stream, /api/status?workers=K);

@@ -298,7 +298,11 @@ func (p hclogPrinter) Println(v ...any) {
 // snapshot is the job's status as this server shows it: progress held at
 // its highest so the page, the API and the stream never go backwards.
 func (h *handler) snapshot() APIStatus {
-	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	s := h.src.Status()
+	a := NewAPIStatus(s, h.opts.Now())
 	a.Fraction, a.EstimateGrew = h.floor.hold(a.Fraction)
+	if d, ok := durableOf(h.src, s.Summary.Committed); ok {
+		a.TasksDurable = &d
+	}
 	return a
 }

@@ -3,6 +3,7 @@ package status
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,5 +78,36 @@ func TestFractionAfterResume(t *testing.T) {
 	}
 	if e.NodesPerSec < r.rate-1 || e.NodesPerSec > r.rate+1 {
 		t.Errorf("rate %v nodes/s, want this run's %v", e.NodesPerSec, r.rate)
+	}
+}
+
+// durableJob is a Source with a journal: durable of its tasks on disk.
+type durableJob struct {
+	*growingJob
+	durable int
+}
+
+func (d durableJob) DurableTasks() int { return d.durable }
+
+// TestDurableShown (issue 23 D11): with a journal, /api/status says how
+// many committed tasks are on disk (never more than are committed);
+// without one it does not pretend to know.
+func TestDurableShown(t *testing.T) {
+	g := &growingJob{}
+	g.set(500, 1000)
+	g.snap.Summary.Committed = 40
+	for _, tc := range []struct {
+		src  Source
+		want string
+	}{
+		{durableJob{g, 37}, `"tasks_durable":37`},
+		{durableJob{g, 45}, `"tasks_durable":40`}, // restored tasks a quarantine took back
+		{g, ""},
+	} {
+		base := serve(t, NewHandler(tc.src, Options{}))
+		_, body := get(t, http.DefaultClient, base+"/api/status")
+		if got := strings.Contains(string(body), `"tasks_durable"`); got != (tc.want != "") || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%T: /api/status %.300s…; want %q", tc.src, body, tc.want)
+		}
 	}
 }

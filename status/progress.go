@@ -124,9 +124,13 @@ func (p *Progress) runLines(ctx context.Context, src Source, log hclog.Logger) {
 		if e.HasETA {
 			eta = FormatDuration(e.ETA)
 		}
-		log.Info("progress", "tasks_done", s.Summary.Committed, "tasks", s.Summary.Tasks,
+		kv := []any{"tasks_done", s.Summary.Committed, "tasks", s.Summary.Tasks,
 			"work_percent", fmt.Sprintf("%.1f", 100*e.Fraction), "solutions", s.Summary.Solutions,
-			"nodes_per_second", int64(e.NodesPerSec), "eta", eta, "workers", len(s.Workers))
+			"nodes_per_second", int64(e.NodesPerSec), "eta", eta, "workers", len(s.Workers)}
+		if d, ok := durableOf(src, s.Summary.Committed); ok {
+			kv = append(kv, "tasks_durable", d) // tasks_done runs up to one journal sync ahead
+		}
+		log.Info("progress", kv...)
 	}
 }
 

@@ -19,6 +19,24 @@ type Source interface {
 	Events(after uint64) []coordinator.Event
 }
 
+// Durable is what a Source with a journal may also tell: how many of the
+// committed tasks are on disk (fsynced, restored ones included). Committed
+// tasks are counted as a worker's result is accepted, up to one journal
+// sync before they are durable; a display shows both so nobody takes the
+// one for the other (issue 23 D11).
+type Durable interface {
+	DurableTasks() int
+}
+
+// durableOf returns src's durable tasks, and false when src has no journal.
+func durableOf(src Source, committed int) (int, bool) {
+	d, ok := src.(Durable)
+	if !ok {
+		return 0, false
+	}
+	return min(d.DurableTasks(), committed), true
+}
+
 // Estimate is what a snapshot says about speed and the time left. Rates go
 // by Busy time (time with at least one worker attached), so waiting for
 // workers does not slow them down, and by work (estimated search nodes),

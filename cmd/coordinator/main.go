@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -120,8 +121,9 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 	reg := status.NewRegistry()
 	opts.ServerOptions = append(status.GRPCServerOptions(reg), opts.ServerOptions...)
 	var state *journal.Journal
+	var commits atomic.Pointer[durableJournal]
 	if logOpts.state != "" {
-		opts.OpenJournal = stateOpener(logOpts.state, logOpts.resume, log, status.JournalSyncObserver(reg), &state)
+		opts.OpenJournal = counting(stateOpener(logOpts.state, logOpts.resume, log, status.JournalSyncObserver(reg), &state), &state, &commits)
 	}
 	defer func() {
 		if state != nil {
@@ -138,7 +140,11 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 		}
 		return err
 	}
-	stopHTTP, err := serveStatus(job, logOpts, reg, log)
+	var src status.Source = job
+	if logOpts.state != "" {
+		src = journaledJob{job, &commits} // the displays say what is on disk
+	}
+	stopHTTP, err := serveStatus(src, logOpts, reg, log)
 	if err != nil {
 		job.Close()
 		if opts.Sink != nil {
@@ -148,8 +154,11 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 	}
 	progCtx, stopProg := context.WithCancel(ctx)
 	progDone := make(chan struct{})
-	go func() { defer close(progDone); prog.Run(progCtx, job, log) }()
+	go func() { defer close(progDone); prog.Run(progCtx, src, log) }()
 	sum, err := job.Run(ctx)
+	if err == nil {
+		err = checkPublished(&sum)
+	}
 	stopProg()
 	<-progDone // the bar is gone before the summary prints
 	if state != nil {
@@ -168,7 +177,7 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 
 // serveStatus starts the status server of --http, if asked for; the
 // returned stop ends it, after statusLinger when linger is set.
-func serveStatus(job *coordinator.Job, lo logOptions, reg *prometheus.Registry, log hclog.Logger) (stop func(linger bool), err error) {
+func serveStatus(job status.Source, lo logOptions, reg *prometheus.Registry, log hclog.Logger) (stop func(linger bool), err error) {
 	if lo.http == "" {
 		return func(bool) {}, nil
 	}

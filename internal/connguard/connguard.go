@@ -258,6 +258,23 @@ func (g *Guard) Close() error {
 	return g.Listener.Close()
 }
 
+// Cut closes the connection from remote (a peer address as gRPC's peer
+// package gives it), whatever runs on it: for a session the server ended
+// for what its client did. Ending the stream is not enough when the
+// client does not read: the status waits behind the data it never reads,
+// and the client stays blocked in Send as long as it likes (issue 23 D5).
+// It reports whether the connection was open.
+func (g *Guard) Cut(remote string) bool {
+	g.mu.Lock()
+	gc := g.conns[remote]
+	g.mu.Unlock()
+	if gc == nil {
+		return false
+	}
+	gc.Close()
+	return true
+}
+
 // Close closes the connection and forgets it.
 func (gc *guardConn) Close() error {
 	err := net.ErrClosed

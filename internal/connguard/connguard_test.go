@@ -66,3 +66,36 @@ func TestUnjoinedSet(t *testing.T) {
 		t.Errorf("after removing all: n=%d, %d addresses", u.n, len(u.addrs))
 	}
 }
+
+// TestCut: Cut closes a connection the guard admitted, so its peer reads
+// EOF, and forgets it; an unknown address is reported so.
+func TestCut(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(lis, DefaultLimits(8), nil)
+	defer g.Close()
+	client, err := net.Dial("tcp", lis.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := g.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Cut("127.0.0.1:1") {
+		t.Error("Cut of an address never seen reported true")
+	}
+	if !g.Cut(client.LocalAddr().String()) {
+		t.Fatal("Cut of the open connection reported false")
+	}
+	if n, err := client.Read(make([]byte, 1)); err == nil {
+		t.Errorf("the client read %d bytes after the Cut, want EOF", n)
+	}
+	if open, _ := g.Counts(); open != 0 {
+		t.Errorf("%d connections open after the Cut, want 0", open)
+	}
+	server.Close() // a second close is harmless
+}
