@@ -51,7 +51,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		return nil, err
 	}
 	out := newOutbox(v.sched.plan.N, v.sched.opt.Want, req.GetBatches())
-	out.pins = wirePins(v.sched.plan)
+	out.pins, out.join = wirePins(v.sched.plan), v.sched.plan.Kind == solver.KindJoin
 	sess, err := v.sched.join(joinRequest{name: req.GetName(), version: req.GetBuildVersion(), slots: int(req.GetSlots())}, out)
 	if err != nil {
 		// Capacity, not the worker's fault: ResourceExhausted, which a
@@ -71,7 +71,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		Job: &nqueenspb.Job{
 			N:               uint32(p.N),
 			Depth:           uint32(p.Depth),
-			Kind:            wireKind(wirePins(p)),
+			Kind:            wireKind(wirePins(p), p.Kind == solver.KindJoin),
 			PlanFingerprint: v.sched.fingerprint,
 			Tasks:           uint32(p.Len()),
 			PinnedColumns:   wirePins(p),
