@@ -11,26 +11,46 @@ import (
 )
 
 // ServerTLS returns server transport credentials from a PEM certificate and
-// key. With caFile, clients must present a certificate signed by one of its
-// CAs (mutual TLS); without it any client may connect (the token still applies).
+// key, reloaded when their files change (ServerTLSConfig). With caFile,
+// clients must present a certificate signed by one of its CAs (mutual
+// TLS), the file read again when it changes too (CAPool); without it any
+// client may connect (the token still applies).
 func ServerTLS(certFile, keyFile, caFile string) (credentials.TransportCredentials, error) {
 	if certFile == "" || keyFile == "" {
 		return nil, errors.New("auth: server TLS needs both a certificate and a key file")
 	}
-	cert, err := loadKeyPair(certFile, keyFile)
+	cfg, err := ServerTLSConfig(certFile, keyFile)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if caFile != "" {
-		pool, err := loadPool(caFile)
+		cas, err := LoadCAPool(caFile)
 		if err != nil {
 			return nil, err
 		}
-		cfg.ClientCAs = pool
-		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+		cfg.ClientCAs, cfg.ClientAuth = cas.Pool(), tls.RequireAndVerifyClientCert
+		base := cfg.Clone()
+		// Each handshake gets the CAs of the file as it is now (gRPC's
+		// credentials add h2 to what this returns, as to cfg).
+		cfg.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+			c := base.Clone()
+			c.ClientCAs = cas.Pool()
+			return c, nil
+		}
 	}
 	return credentials.NewTLS(cfg), nil
+}
+
+// ServerTLSConfig is the TLS configuration of a server whose certificate
+// and key are in files: read now (an error if they do not load), and
+// again when they change (KeyPair), so a renewed certificate is served
+// without a restart. The status server's HTTPS uses it as it is.
+func ServerTLSConfig(certFile, keyFile string) (*tls.Config, error) {
+	kp, err := LoadKeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{GetCertificate: kp.GetCertificate, MinVersion: tls.VersionTLS12}, nil
 }
 
 // ClientTLS returns client transport credentials. caFile holds the CAs that
@@ -49,11 +69,11 @@ func ClientTLS(caFile, certFile, keyFile, serverName string) (credentials.Transp
 	}
 	switch {
 	case certFile != "" && keyFile != "":
-		cert, err := loadKeyPair(certFile, keyFile)
+		kp, err := LoadKeyPair(certFile, keyFile)
 		if err != nil {
 			return nil, err
 		}
-		cfg.Certificates = []tls.Certificate{cert}
+		cfg.GetClientCertificate = kp.GetClientCertificate
 	case certFile != "" || keyFile != "":
 		return nil, errors.New("auth: a client certificate needs both a certificate and a key file")
 	}

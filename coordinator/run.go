@@ -71,6 +71,8 @@ type Job struct {
 	// once Run has made it, 0 before: Status then reports the run's
 	// length, not the time since it started.
 	elapsed atomic.Uint64
+	// busy is the same for BusySeconds.
+	busy atomic.Uint64
 	// quietListen logs the address at debug level: Listen was left empty
 	// and every worker is embedded, so nobody needs to know it.
 	quietListen bool
@@ -288,8 +290,10 @@ func (j *Job) Status() Status {
 	s.N, s.Kind, s.Depth = j.plan.N, KindName(j.plan.Kind), j.plan.Depth
 	s.Workers = max(s.Workers, j.cfg.Workers)
 	s.ElapsedSeconds = time.Since(j.start).Seconds()
+	s.BusySeconds = st.Busy.Seconds()
 	if b := j.elapsed.Load(); b != 0 {
 		s.ElapsedSeconds = math.Float64frombits(b)
+		s.BusySeconds = math.Float64frombits(j.busy.Load())
 	}
 	s.Complete = st.Done && s.Error == "" && s.Committed == s.Tasks
 	s.Engine = engineOf(j.plan)
@@ -434,6 +438,7 @@ func (j *Job) shutdown(srv *grpc.Server, hs *health.Server, workers *sync.WaitGr
 // finish makes the summary and closes the sink.
 func (j *Job) finish(runErr error) (Summary, error) {
 	sum, err := j.summary()
+	j.busy.Store(math.Float64bits(sum.BusySeconds))
 	j.elapsed.Store(math.Float64bits(sum.ElapsedSeconds))
 	if err == nil {
 		err = runErr
@@ -472,6 +477,7 @@ func (j *Job) summary() (Summary, error) {
 		Workers:        max(j.cfg.Workers, j.sched.peakWorkers()),
 		Nodes:          counts.Nodes,
 		ElapsedSeconds: time.Since(j.start).Seconds(),
+		BusySeconds:    j.Status().Busy.Seconds(),
 		Complete:       committed == tasks && err == nil,
 	}
 	s.setStats(stats)

@@ -23,15 +23,16 @@ type Summary struct {
 	Workers        int     `json:"workers"`       // embedded workers, or the most workers attached at once if more
 	Nodes          uint64  `json:"nodes"`         // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
-	Leased         uint64  `json:"leased"`      // tasks leased (first attempts, retries and verifications), each task of a run
-	Runs           uint64  `json:"runs"`        // leases of several consecutive tasks, one message each way
-	Conflicts      uint64  `json:"conflicts"`   // results that disagreed with a committed one
-	Duplicates     uint64  `json:"duplicates"`  // repeated results, equal to the committed one
-	Rejected       uint64  `json:"rejected"`    // results or batches dropped as invalid or foreign
-	Requeued       uint64  `json:"requeued"`    // leased tasks taken back and queued again
-	Expired        uint64  `json:"expired"`     // leases that ran out without a heartbeat
-	Verified       uint64  `json:"verified"`    // committed tasks confirmed by a second computation (--verify-fraction)
-	Quarantined    uint64  `json:"quarantined"` // workers caught reporting wrong counts and disconnected
+	BusySeconds    float64 `json:"busy_seconds"` // time with at least one worker attached: the rate's time
+	Leased         uint64  `json:"leased"`       // tasks leased (first attempts, retries and verifications), each task of a run
+	Runs           uint64  `json:"runs"`         // leases of several consecutive tasks, one message each way
+	Conflicts      uint64  `json:"conflicts"`    // results that disagreed with a committed one
+	Duplicates     uint64  `json:"duplicates"`   // repeated results, equal to the committed one
+	Rejected       uint64  `json:"rejected"`     // results or batches dropped as invalid or foreign
+	Requeued       uint64  `json:"requeued"`     // leased tasks taken back and queued again
+	Expired        uint64  `json:"expired"`      // leases that ran out without a heartbeat
+	Verified       uint64  `json:"verified"`     // committed tasks confirmed by a second computation (--verify-fraction)
+	Quarantined    uint64  `json:"quarantined"`  // workers caught reporting wrong counts and disconnected
 	Complete       bool    `json:"complete"`
 	Error          string  `json:"error,omitempty"`
 
@@ -56,10 +57,17 @@ func (s *Summary) setStats(st Stats) {
 }
 
 // Human is the short human summary: count, fundamental count, time, rate.
+// The rate is over the busy time (BusySeconds, shown when it is known), so
+// time spent waiting for the first worker, or between workers, does not
+// lower it; over the wall time when no busy time is known (--first).
 func (s Summary) Human() string {
 	elapsed := time.Duration(s.ElapsedSeconds * float64(time.Second))
-	rate := 0.0
-	if s.ElapsedSeconds > 0 {
+	rate, busy := 0.0, ""
+	switch {
+	case s.BusySeconds > 0:
+		rate = float64(s.Solutions) / s.BusySeconds
+		busy = fmt.Sprintf("busy %v, ", time.Duration(s.BusySeconds*float64(time.Second)).Round(time.Millisecond))
+	case s.ElapsedSeconds > 0:
 		rate = float64(s.Solutions) / s.ElapsedSeconds
 	}
 	status := ""
@@ -73,8 +81,8 @@ func (s Summary) Human() string {
 	if len(s.Pins) > 0 {
 		text = s.pinnedHeadline(status) // pins.go
 	}
-	text += fmt.Sprintf("time %v, %s solutions/s; %s (depth %d) on %s",
-		elapsed.Round(time.Millisecond), HumanRate(rate), plural(s.Tasks, "task"), s.Depth, plural(s.Workers, "worker"))
+	text += fmt.Sprintf("time %v, %s%s solutions/s; %s (depth %d) on %s",
+		elapsed.Round(time.Millisecond), busy, HumanRate(rate), plural(s.Tasks, "task"), s.Depth, plural(s.Workers, "worker"))
 	if s.Nodes > 0 {
 		text += fmt.Sprintf(", %d nodes", s.Nodes)
 	}

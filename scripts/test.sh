@@ -52,6 +52,11 @@ scripts/check_proto.sh
 step "go test -race"
 go test -race -count=1 -timeout 20m ./...
 
+step "browser tests: internal/browsertest (its own module: chromedp stays out of go.mod)"
+# The dashboard (fake jobs, N=27's exact counts, a thousand workers, a
+# real N=15 run) and the trace pages in headless Chromium.
+(cd internal/browsertest && go vet ./... && go test -race -count=1 -timeout 10m ./...)
+
 step "fuzz (${fuzztime} per target)"
 # Every Fuzz function in the module, each run alone for a short fixed budget;
 # their seed corpora live in testdata/fuzz and run in the step above too.

@@ -30,6 +30,8 @@ type joinConfig struct {
 	diagD    uint64 // diagonals (r-c+n-1) the fixed queens hold
 	diagC    uint64 // the same diagonals as bits c-r+n-1
 	fixed    uint64 // the fixed queens' fixedBits
+	mirrored uint64 // the fixedBits of their east-west mirror images
+	eastKey  uint32 // east's columns mirrored into the west half (bit n-1-c)
 	k        int    // rows that go east: bits.OnesCount32(east)
 	free     []int8 // the free rows in increasing order
 }
@@ -69,6 +71,15 @@ func newJoinConfig(n int, freeRows uint32, weight uint64, rowSym bool, fixed [][
 		c.diagC |= 1 << (q[1] - q[0] + n - 1)
 	}
 	c.fixed = fixedBits(n, c.diagA, c.diagC)
+	var ma, mc uint64
+	for _, q := range fixed {
+		ma |= 1 << (q[0] + n - 1 - q[1])
+		mc |= 1 << (n - 1 - q[1] - q[0] + n - 1)
+	}
+	c.mirrored = fixedBits(n, ma, mc)
+	for x := c.east; x != 0; x &= x - 1 {
+		c.eastKey |= 1 << (n - 1 - bits.TrailingZeros32(x))
+	}
 	c.k = bits.OnesCount32(c.east)
 	for r := range n {
 		if freeRows>>r&1 != 0 {

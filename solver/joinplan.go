@@ -114,8 +114,10 @@ type JoinCounter struct {
 	p          *JoinPlan
 	west, east []uint64
 	tab        []uint64 // bit-sliced tables of the east masks, see countSliced
+	busy       []uint64 // their transposes, 64 words a group
 	wsplit     []uint64 // the west masks filed by diagPairs
 	esplit     []uint64
+	plain      quads // the plan's west tables, for both halves
 	views      quads // the plan's quarter tables filtered for configuration viewCfg-1
 	viewCfg    int
 }
@@ -149,7 +151,7 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 			continue
 		}
 		q, h := jc.tables(u.cfg), p.N/2
-		jc.east = joinHalf(q[1], q[3], e&(1<<h-1), e>>(p.N-h), cfg.east>>(p.N-h), jc.east[:0])
+		jc.east = jc.eastHalf(q, cfg, e, jc.east[:0])
 		if len(jc.east) == 0 {
 			continue
 		}
@@ -168,21 +170,48 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 	return total, nil
 }
 
-// tables returns the quarter tables for configuration i: the plan's own
-// when it has no fixed queen, else the counter's views of them without the
-// placements the fixed queens attack, made when i changes.
+// eastHalf appends to dst the east half-boards of row set e under
+// configuration cfg, from the tables q, and returns dst. There are no east
+// tables: the east-west mirror maps an east half-board on rows e to a west
+// one on the same rows (with the fixed queens mirrored too: q[1] and q[3]
+// are the west tables filtered for them), and its interface to the west
+// one's with the anti-diagonal and diagonal fields swapped and reversed,
+// which is the whole interface word reversed (see pack).
+func (jc *JoinCounter) eastHalf(q *quads, cfg *joinConfig, e uint32, dst []uint64) []uint64 {
+	n := jc.p.N
+	h := n / 2
+	k := len(dst)
+	dst = joinHalf(q[1], q[3], e&(1<<h-1), e>>(n-h), cfg.eastKey, dst)
+	s := uint(64 - 2*(2*h-1))
+	for i, m := range dst[k:] {
+		dst[k+i] = bits.Reverse64(m) >> s
+	}
+	return dst
+}
+
+// tables returns the quarter tables for configuration i: north-west,
+// mirrored north-east, south-west, mirrored south-east. Without fixed
+// queens they are the plan's two west tables; with them, the counter's
+// copies of those without the placements that the fixed queens (for the
+// west half) or their mirror images (for the east half) attack, made when
+// i changes.
 func (jc *JoinCounter) tables(i int) *quads {
-	f := jc.p.cfgs[i].fixed
-	if f == 0 {
-		return &jc.p.quads
+	cfg := &jc.p.cfgs[i]
+	nw, sw := jc.p.quads[0], jc.p.quads[2]
+	if cfg.fixed == 0 {
+		jc.plain = quads{nw, nw, sw, sw}
+		return &jc.plain
 	}
 	if jc.viewCfg != i+1 {
-		for q, t := range jc.p.quads {
+		for q := range jc.views {
 			if jc.views[q] == nil {
 				jc.views[q] = new(quadTable)
 			}
-			t.filter(f, jc.views[q])
 		}
+		nw.filter(cfg.fixed, jc.views[0])
+		nw.filter(cfg.mirrored, jc.views[1])
+		sw.filter(cfg.fixed, jc.views[2])
+		sw.filter(cfg.mirrored, jc.views[3])
 		jc.viewCfg = i + 1
 	}
 	return &jc.views
@@ -251,24 +280,23 @@ func (jc *JoinCounter) diagPairs(orbit, pair uint64) uint64 {
 	return total
 }
 
-// splitDiag files masks into buf by how many of the bits diag they hold
-// (none, one, two), and returns the three lists.
+// splitDiag files masks into buf by how many of the two bits diag they
+// hold (none, one, two), in one pass, and returns the three lists.
 func splitDiag(masks []uint64, diag uint64, buf *[]uint64) [3][]uint64 {
-	var cnt [3]int
+	n := len(masks)
+	if cap(*buf) < 3*n {
+		*buf = make([]uint64, 3*n)
+	}
+	out := (*buf)[:3*n]
+	d0 := uint(bits.TrailingZeros64(diag))
+	d1 := uint(63 - bits.LeadingZeros64(diag))
+	var k [3]int
 	for _, m := range masks {
-		cnt[bits.OnesCount64(m&diag)]++
+		c := int(m>>d0&1 + m>>d1&1)
+		out[c*n+k[c]] = m
+		k[c]++
 	}
-	if cap(*buf) < len(masks) {
-		*buf = make([]uint64, len(masks))
-	}
-	out := (*buf)[:len(masks)]
-	pos := [3]int{0, cnt[0], cnt[0] + cnt[1]}
-	for _, m := range masks {
-		k := bits.OnesCount64(m & diag)
-		out[pos[k]] = m
-		pos[k]++
-	}
-	return [3][]uint64{out[:cnt[0]], out[cnt[0] : cnt[0]+cnt[1]], out[cnt[0]+cnt[1]:]}
+	return [3][]uint64{out[:k[0]], out[n : n+k[1]], out[2*n : 2*n+k[2]]}
 }
 
 // pairsW returns the sum over the lists of west of weight times the number
@@ -304,7 +332,7 @@ func (jc *JoinCounter) pairs() uint64 {
 // joinFromN is the smallest board on which the join engine counts faster
 // than the backtracker on one thread (measured in docs/engine.md); below
 // it the quarter tables cost more than the whole backtracking search.
-const joinFromN = 16
+const joinFromN = 15
 
 // PreferJoin reports whether the join engine counts an n-board faster than
 // the backtracker, and why, in a few words for a log line.

@@ -99,16 +99,17 @@ func (q quarter) entry(a, d uint64) joinEnt {
 
 // fixedBits returns, for odd n, where queens with anti-diagonals a and
 // diagonals d (as in quarter.walk) cross the diagonals through the middle
-// row and column (anti-diagonals r+c = n-1..n-1+h and diagonals c-r =
-// -h..h), in the bits of a joinEnt's w above its seam: a fixed queen
-// attacks a placement iff their fixedBits meet. Even boards have no fixed
-// queens and no such bits.
+// row and column (anti-diagonals r+c = n-1-h..n-1+h and diagonals c-r =
+// -h..h), in the bits of a joinEnt's w above its seam: a fixed queen, or
+// its east-west mirror image, attacks a placement iff their fixedBits
+// meet. Even boards have no fixed queens and no such bits.
 func fixedBits(n int, a, d uint64) uint64 {
 	if n%2 == 0 {
 		return 0
 	}
 	h := n / 2
-	return (a>>(n-1))&(1<<(h+1)-1)<<(h-1) | (d>>(n-1-h))&(1<<(2*h+1)-1)<<(32+h-1)
+	span := uint64(1)<<(2*h+1) - 1
+	return (a>>(n-1-h))&span<<(h-1) | (d>>(n-1-h))&span<<(32+h-1)
 }
 
 // quadPlacement is a placement of the north-west quarter as walk finds it.
@@ -339,16 +340,13 @@ func emit(p joinEnt, ss []joinEnt, dst []uint64) []uint64 {
 	return dst[:k+c]
 }
 
-// quads is the four quarter tables of an n-board: north-west, north-east,
-// south-west, south-east.
+// quads is four quarter tables of an n-board: north-west, north-east,
+// south-west, south-east. The plan builds only the west ones (see
+// JoinCounter.eastHalf): its east entries are nil.
 type quads [4]*quadTable
 
 func newQuads(n int) quads {
 	h := n / 2
 	nw := quarter{n, h, 0, 0}.placements()
-	var t quads
-	for i := range t {
-		t[i] = newQuadTable(quarter{n, h, i / 2 * (n - h), i % 2 * (n - h)}, nw)
-	}
-	return t
+	return quads{0: newQuadTable(quarter{n, h, 0, 0}, nw), 2: newQuadTable(quarter{n, h, n - h, 0}, nw)}
 }

@@ -21,14 +21,17 @@ type APIStatus struct {
 	TasksLeased   int `json:"tasks_leased"`   // tasks on a worker now
 	TasksRestored int `json:"tasks_restored"` // tasks read from the journal (--resume)
 
-	WorkersAttached []APIWorker `json:"workers_attached"`
-	Slots           int         `json:"slots"` // of the attached workers
+	// WorkersAttached has a row per attached worker (/api/status), or the
+	// rows TopWorkers kept (the dashboard's stream, /api/status?workers=K);
+	// WorkerStates counts them all by state either way.
+	WorkersAttached []APIWorker     `json:"workers_attached"`
+	WorkerStates    APIWorkerStates `json:"worker_states"`
+	Slots           int             `json:"slots"` // of the attached workers
 
 	Started     time.Time `json:"started"`
-	BusySeconds float64   `json:"busy_seconds"` // time with at least one worker attached
-	WorkDone    float64   `json:"work_done"`    // estimated nodes done by this run
-	WorkTotal   float64   `json:"work_total"`   // estimated nodes of this run
-	Fraction    float64   `json:"fraction"`     // work_done / work_total, 0..1
+	WorkDone    float64   `json:"work_done"`  // estimated nodes done by this run
+	WorkTotal   float64   `json:"work_total"` // estimated nodes of this run
+	Fraction    float64   `json:"fraction"`   // work_done / work_total, 0..1
 	NodesPerSec float64   `json:"nodes_per_second"`
 	SolsPerSec  float64   `json:"solutions_per_second"`
 	ETASeconds  *float64  `json:"eta_seconds"` // null while unknown or when done
@@ -101,13 +104,16 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 		TasksQueued: s.Queued, TasksLeased: s.Leased, TasksRestored: s.Restored,
 		WorkersAttached: make([]APIWorker, 0, len(s.Workers)),
 		Slots:           Slots(s),
-		Started:         s.Started, BusySeconds: e.BusySeconds,
-		WorkDone: s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
+		Started:         s.Started,
+		WorkDone:        s.WorkDone, WorkTotal: s.WorkTotal, Fraction: e.Fraction,
 		NodesPerSec: e.NodesPerSec, SolsPerSec: e.SolsPerSec,
 		Exact:   exactOf(s.Summary),
 		Listing: APIListing{Writing: s.Listing.Writing, Written: s.Listing.Written, Total: s.Listing.Total},
 		Recent:  s.Recent,
 		Done:    s.Done,
+	}
+	if a.BusySeconds == 0 { // a Source that fills Busy only; a finished job's summary holds the final figure
+		a.BusySeconds = e.BusySeconds
 	}
 	if a.Recent == nil {
 		a.Recent = [][]int{}
@@ -123,6 +129,7 @@ func NewAPIStatus(s coordinator.Status, now time.Time) APIStatus {
 			Joined: w.Joined, LastSeen: w.LastSeen, SilentSeconds: max(now.Sub(w.LastSeen).Seconds(), 0),
 		})
 	}
+	a.WorkerStates = workerStates(a.WorkersAttached)
 	return a
 }
 

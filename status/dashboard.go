@@ -19,7 +19,9 @@ var (
 // the job at once; its script then follows /events.
 func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
-	if err := dashboardTmpl.Execute(&buf, NewAPIStatus(h.src.Status(), h.opts.Now())); err != nil {
+	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	a.TopWorkers(DefaultPageWorkers)
+	if err := dashboardTmpl.Execute(&buf, a); err != nil {
 		h.opts.Log.Warn("dashboard template failed", "error", err)
 		http.Error(w, "template failed", http.StatusInternalServerError)
 		return

@@ -8,10 +8,16 @@ import (
 )
 
 // events streams server-sent events until the client goes or the server
-// stops: "status" (an APIStatus) at once and every Interval, and "event"
+// stops: "status" (an APIStatus with ?workers=K rows, DefaultPageWorkers
+// by default: TopWorkers) at once and every Interval, and "event"
 // (an APIEvent) for each new event as it happens (polled every eventPoll).
 // Streams beyond MaxStreams get 503; EventSource retries by itself.
 func (h *handler) events(w http.ResponseWriter, r *http.Request) {
+	rows, err := workerRows(r, DefaultPageWorkers)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	select {
 	case h.streams <- struct{}{}:
 		defer func() { <-h.streams }()
@@ -40,7 +46,9 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		return rc.Flush()
 	}
 	status := func() error {
-		if err := sse(w, "status", NewAPIStatus(h.src.Status(), h.opts.Now())); err != nil {
+		a := NewAPIStatus(h.src.Status(), h.opts.Now())
+		a.TopWorkers(rows)
+		if err := sse(w, "status", a); err != nil {
 			return err
 		}
 		return rc.Flush()

@@ -69,7 +69,7 @@ func (f *fakeJob) Status() coordinator.Status {
 	s := coordinator.Status{
 		Summary: coordinator.Summary{
 			N: 15, Kind: "count", Solutions: sols, Unique: uniq, Tasks: fakeTasks, Committed: committed, Depth: 3,
-			Workers: 2, Nodes: uint64(frac * fakeWork), ElapsedSeconds: busy.Seconds() + 0.5, Leased: uint64(committed + 3),
+			Workers: 2, Nodes: uint64(frac * fakeWork), ElapsedSeconds: busy.Seconds() + 0.5, BusySeconds: busy.Seconds(), Leased: uint64(committed + 3),
 			Requeued: 1, Runs: 3, Expired: 1, Rejected: 2, Conflicts: 0, Quarantined: 0, Complete: done,
 		},
 		Queued: fakeTasks - committed - min(3, fakeTasks-committed), Leased: min(3, fakeTasks-committed),

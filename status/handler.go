@@ -215,8 +215,19 @@ func (h *handler) loginForm(w http.ResponseWriter, r *http.Request) {
 	h.renderLogin(w, false)
 }
 
+// apiStatus writes every worker's row, or with ?workers=K the K that
+// TopWorkers keeps.
 func (h *handler) apiStatus(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, NewAPIStatus(h.src.Status(), h.opts.Now()))
+	rows, err := workerRows(r, -1)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	if rows >= 0 {
+		a.TopWorkers(rows)
+	}
+	writeJSON(w, a)
 }
 
 func (h *handler) apiEvents(w http.ResponseWriter, r *http.Request) {

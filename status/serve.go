@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -37,9 +38,20 @@ const (
 // and is closed. Every request's context ends with ctx, so /events
 // streams close and shutdown does not wait for them.
 func Serve(ctx context.Context, addr string, h http.Handler, log hclog.Logger) (string, <-chan error, error) {
+	return ServeTLS(ctx, addr, h, log, nil)
+}
+
+// ServeTLS is Serve over HTTPS with cfg (auth.ServerTLSConfig: the
+// certificate is re-read when its files change); a nil cfg is plain HTTP.
+func ServeTLS(ctx context.Context, addr string, h http.Handler, log hclog.Logger, cfg *tls.Config) (string, <-chan error, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
+	}
+	if cfg != nil {
+		cfg = cfg.Clone()
+		cfg.NextProtos = []string{"http/1.1"} // the server speaks HTTP/1.1 on this listener
+		lis = tls.NewListener(lis, cfg)
 	}
 	if log == nil {
 		log = hclog.NewNullLogger()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/internal/leaktest"
 	"github.com/nqueens/nqueens/internal/version"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -333,22 +333,11 @@ func idleJoins(t *testing.T, ctx context.Context, client nqueenspb.CoordinatorSe
 	}
 }
 
-// checkLeaks fails the test if goroutines started during it are still
-// running eventTimeout after it.
+// checkLeaks fails the test if goroutines it started outlive it
+// (leaktest.Check).
 func checkLeaks(t *testing.T) {
 	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(eventTimeout)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				t.Errorf("%d goroutines before the test, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
+	leaktest.Check(t)
 }
 
 // grepLines returns the lines of text that contain s.

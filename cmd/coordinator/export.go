@@ -32,6 +32,12 @@ of workers caught lying (distrusted) are left out, as a resume does.
 Exit status: 0 written, 1 failed writing, 2 bad usage or not a readable
 journal.
 
+Examples:
+  coordinator export --state n20.journal > n20.csv
+  coordinator export --state n20.journal --format jsonl | head -1
+  # the total so far, while the run goes on (awk's doubles are exact to 2^53)
+  coordinator export --state n20.journal | awk -F, 'NR > 1 { t += $3 } END { print t }'
+
 Flags:
 `
 

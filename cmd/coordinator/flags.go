@@ -33,6 +33,9 @@ type logOptions struct {
 	given      map[string]bool // the flags set on the command line
 	http       string          // --http: the status server's HOST:PORT ("" = off)
 	pprof      bool            // --pprof: /debug/pprof/ on the status server
+	httpTLS    bool            // --http-tls: the status server over HTTPS with tlsCert and tlsKey
+	tlsCert    string          // --tls-cert
+	tlsKey     string          // --tls-key
 	token      auth.Token      // the join token, which the status server requires too
 	tokenFile  string          // --token-file: where the token is, instead of --token
 	trace      traceOptions    // --trace and its caps (learn.go)
@@ -199,7 +202,8 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.StringVar(&lo.tokenFile, "token-file", "", "read the join token from `FILE` instead (a mounted Kubernetes Secret; white space around it dropped)")
 	fs.StringVar(&lo.http, "http", "", "serve the dashboard, /metrics, /api/status and /healthz on `HOST:PORT` (off when empty; port 0 picks one; everything but /healthz needs the token when one is set)")
 	fs.BoolVar(&lo.pprof, "pprof", false, "also serve /debug/pprof/ on --http")
-	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE`")
+	fs.BoolVar(&lo.httpTLS, "http-tls", false, "serve --http over HTTPS with the certificate of --tls-cert and --tls-key")
+	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE` (read again when it changes)")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&ac.CAFile, "tls-ca", "", "require worker certificates signed by this PEM CA `FILE` (mutual TLS)")
 	fs.StringVar(&lo.state, "state", "", "journal every committed task to `FILE` (fsynced before the worker is acknowledged)")
@@ -231,6 +235,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 		return cfg, lo, fmt.Errorf("%v (see coordinator -h)", err)
 	}
 	lo.given = cli.Given(fs)
+	lo.tlsCert, lo.tlsKey = ac.CertFile, ac.KeyFile
 	if !lo.given["listen"] {
 		cfg.Listen = "" // the default, and nobody asked where
 	}
@@ -373,7 +378,7 @@ func checkDurations(cfg options, given map[string]bool) error {
 // (one solution, found on this machine without workers or a journal).
 var firstExcludes = []string{"workers", "listen", "depth", "task-target", "split", "lease", "heartbeat", "max-attempts", "drain-timeout",
 	"verify-fraction", "max-message-rate", "max-workers", "token", "token-file", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
-	"progress", "http", "pprof"}
+	"progress", "http", "pprof", "http-tls"}
 
 // checkCombinations refuses flags that mean nothing with the others given,
 // naming the conflict, instead of ignoring them.
@@ -411,6 +416,10 @@ func checkCombinations(cfg options, lo logOptions) error {
 		return fmt.Errorf("--limit %d must be at least 1", cfg.Limit)
 	case lo.pprof && lo.http == "":
 		return errors.New("--pprof serves /debug/pprof/ on the status server: add --http HOST:PORT")
+	case lo.httpTLS && lo.http == "":
+		return errors.New("--http-tls serves the status server over HTTPS: add --http HOST:PORT")
+	case lo.httpTLS && (lo.tlsCert == "" || lo.tlsKey == ""):
+		return errors.New("--http-tls serves the certificate of --tls-cert and --tls-key: add both")
 	case lo.resumeMode != resumeOff && lo.state == "":
 		return errors.New("--resume needs --state FILE")
 	case given["progress-interval"] && (cfg.Progress == progressOff || cfg.Progress == progressBar):

@@ -17,6 +17,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/nqueens/nqueens/auth"
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/journal"
 	"github.com/nqueens/nqueens/status"
@@ -172,13 +174,19 @@ func serveStatus(job *coordinator.Job, lo logOptions, reg *prometheus.Registry, 
 	}
 	slog := log.Named("status")
 	h := status.NewHandler(job, status.Options{Registry: reg, Token: lo.token, Pprof: lo.pprof, Log: slog})
+	var tlsCfg *tls.Config
+	if lo.httpTLS {
+		if tlsCfg, err = auth.ServerTLSConfig(lo.tlsCert, lo.tlsKey); err != nil {
+			return nil, fmt.Errorf("%w: --http-tls: %v", coordinator.ErrUsage, err)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, served, err := status.Serve(ctx, lo.http, h, slog)
+	addr, served, err := status.ServeTLS(ctx, lo.http, h, slog, tlsCfg)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("%w: --http %s: %v", coordinator.ErrUsage, lo.http, err)
 	}
-	slog.Info("status server listening", "addr", addr)
+	slog.Info("status server listening", "addr", addr, "https", lo.httpTLS)
 	return func(linger bool) {
 		if linger {
 			time.Sleep(statusLinger)

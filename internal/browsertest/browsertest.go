@@ -15,6 +15,13 @@
 // process, ended at the test's cleanup. SaveArtifact keeps a screenshot
 // where CI collects it ($NQUEENS_ARTIFACTS), and Colours tells a page
 // that drew something from a blank one.
+//
+// It is its own module, holding the browser tests of the dashboard
+// (package status) and of the trace pages (package trace) too, so that
+// chromedp, a test-only dependency, stays out of the main go.mod. Run
+// them with
+//
+//	(cd internal/browsertest && go test ./...)
 package browsertest
 
 import (

@@ -108,7 +108,8 @@ var Masks = []Mask{
 	{regexp.MustCompile(`(?m)[ \t]+$`), ""},
 	// Log timestamps (RFC 3339, with or without fractions of a second).
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)`), "TIME"},
-	// The summary's wall time and rate.
+	// The summary's wall time, busy time and rate.
+	{regexp.MustCompile(`time \S+, busy \S+, \S+ solutions/s`), "time …, busy …, … solutions/s"},
 	{regexp.MustCompile(`time \S+, \S+ solutions/s`), "time …, … solutions/s"},
 	// "one solution by constructive in 103ms", "... done in 1.2s".
 	{regexp.MustCompile(`\bin (\d+h)?(\d+m)?\d+(\.\d+)?(ns|µs|us|ms|s)\b`), "in …"},

@@ -1,18 +1,22 @@
 // Package leaktest fails a test whose goroutines outlive it:
 //
 //	func TestServer(t *testing.T) {
-//		leaktest.Check(t) // first: counts the goroutines running now
+//		leaktest.Check(t) // first: notes the goroutines running now
 //		...
 //	}
 //
-// At cleanup it waits up to Timeout for the count to come back down, then
-// reports every goroutine's stack.
+// At cleanup it looks for goroutines that were not there at the start
+// (go.uber.org/goleak, which matches goroutines by their stacks rather
+// than comparing counts, so one that ended and another that leaked do not
+// cancel out), waiting up to Timeout for them to end, then reports each
+// leaked goroutine's stack.
 package leaktest
 
 import (
-	"runtime"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // Timeout bounds how long Check waits for goroutines to end: servers and
@@ -20,21 +24,25 @@ import (
 // take seconds.
 const Timeout = 10 * time.Second
 
+// wait is Timeout, shorter in this package's own test.
+var wait = Timeout
+
 // Check fails t if goroutines started during it are still running
 // Timeout after it ended.
 func Check(t testing.TB) {
 	t.Helper()
-	before := runtime.NumGoroutine()
+	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
-		deadline := time.Now().Add(Timeout)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines before the test, %d after:\n%s", before, runtime.NumGoroutine(), buf)
+		deadline := time.Now().Add(wait)
+		for {
+			err := goleak.Find(ignore) // retries for a fraction of a second itself
+			if err == nil {
 				return
 			}
-			time.Sleep(20 * time.Millisecond)
+			if time.Now().After(deadline) {
+				t.Errorf("goroutines outlived the test: %v", err)
+				return
+			}
 		}
 	})
 }

@@ -96,6 +96,7 @@ type Objects struct {
 	Policies        []networkingv1.NetworkPolicy
 	Priorities      []schedulingv1.PriorityClass
 	ServiceMonitors []monitoringv1.ServiceMonitor
+	PodMonitors     []monitoringv1.PodMonitor
 	Rules           []monitoringv1.PrometheusRule
 }
 
@@ -135,6 +136,7 @@ var kinds = []kind{
 	kindOf("networking.k8s.io/v1/NetworkPolicy", "NetworkPolicy", func(o *Objects) *[]networkingv1.NetworkPolicy { return &o.Policies }),
 	kindOf("scheduling.k8s.io/v1/PriorityClass", "PriorityClass", func(o *Objects) *[]schedulingv1.PriorityClass { return &o.Priorities }),
 	kindOf("monitoring.coreos.com/v1/ServiceMonitor", "ServiceMonitor", func(o *Objects) *[]monitoringv1.ServiceMonitor { return &o.ServiceMonitors }),
+	kindOf("monitoring.coreos.com/v1/PodMonitor", "PodMonitor", func(o *Objects) *[]monitoringv1.PodMonitor { return &o.PodMonitors }),
 	kindOf("monitoring.coreos.com/v1/PrometheusRule", "PrometheusRule", func(o *Objects) *[]monitoringv1.PrometheusRule { return &o.Rules }),
 }
 

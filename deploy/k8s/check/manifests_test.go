@@ -100,7 +100,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 		t.Errorf("deploy/k8s holds %s; want %s", got, want)
 	}
 	mon := loadMonitoring(t)
-	if got, want := mon.Summary(), "1 ServiceMonitor, 1 PrometheusRule"; got != want {
+	if got, want := mon.Summary(), "1 ServiceMonitor, 1 PodMonitor, 1 PrometheusRule"; got != want {
 		t.Errorf("deploy/k8s/monitoring holds %s; want %s", got, want)
 	}
 }

@@ -34,6 +34,35 @@ func declaredMetrics(t *testing.T) map[string]bool {
 	return all
 }
 
+// TestPodMonitorScrapesWorkers: the PodMonitor selects the workers' pods
+// and scrapes the container port their --http serves /metrics on.
+func TestPodMonitorScrapesWorkers(t *testing.T) {
+	_, objs, _ := setup(t)
+	mon := loadMonitoring(t)
+	if len(mon.PodMonitors) != 1 || len(objs.Deployments) != 1 {
+		t.Fatalf("%d PodMonitors, %d Deployments; want 1 of each", len(mon.PodMonitors), len(objs.Deployments))
+	}
+	pm, dep := mon.PodMonitors[0], objs.Deployments[0]
+	if !selects(pm.Spec.Selector.MatchLabels, dep.Spec.Template.Labels) {
+		t.Errorf("PodMonitor/%s selects %v, not the worker pods %v", pm.Name, pm.Spec.Selector.MatchLabels, dep.Spec.Template.Labels)
+	}
+	ctr := dep.Spec.Template.Spec.Containers[0]
+	httpPort := flagPort(t, "worker", args(ctr), "http")
+	if len(pm.Spec.PodMetricsEndpoints) != 1 {
+		t.Fatalf("PodMonitor/%s has %d endpoints, want 1", pm.Name, len(pm.Spec.PodMetricsEndpoints))
+	}
+	ep := pm.Spec.PodMetricsEndpoints[0]
+	found := false
+	for _, p := range ctr.Ports {
+		if ep.Port != nil && p.Name == *ep.Port && fmt.Sprint(p.ContainerPort) == httpPort {
+			found = true
+		}
+	}
+	if !found || ep.Path != "/metrics" {
+		t.Errorf("PodMonitor/%s scrapes port %v path %q; want the worker's container port %s (--http) and /metrics", pm.Name, ep.Port, ep.Path, httpPort)
+	}
+}
+
 // TestServiceMonitorScrapesStatusPort: the ServiceMonitor selects the
 // coordinator's Service and scrapes its status port's /metrics (the token
 // it sends is TestTokenFromSecret's business).

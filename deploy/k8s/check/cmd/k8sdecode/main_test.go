@@ -31,7 +31,7 @@ func TestRun(t *testing.T) {
 		{[]string{"-"}, "# a comment\n---\n" + claim, 0, "k8sdecode: stdin: 1 objects decoded strictly (1 PersistentVolumeClaim)"},
 		{[]string{file}, "", 0, "k8sdecode: " + file + ": 2 objects decoded strictly (1 Secret, 1 PersistentVolumeClaim)"},
 		{nil, secret + "---\n" + strings.Replace(claim, "accessModes", "accesModes", 1), 1, `k8sdecode: stdin: document 2: unknown field "spec.accesModes"`},
-		{nil, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", 1, `k8sdecode: stdin: document 1: unexpected object "v1/Pod" (the check knows Job, Deployment, Service, Secret, ConfigMap, PersistentVolumeClaim, PodDisruptionBudget, NetworkPolicy, PriorityClass, ServiceMonitor, PrometheusRule)`},
+		{nil, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", 1, `k8sdecode: stdin: document 1: unexpected object "v1/Pod" (the check knows Job, Deployment, Service, Secret, ConfigMap, PersistentVolumeClaim, PodDisruptionBudget, NetworkPolicy, PriorityClass, ServiceMonitor, PodMonitor, PrometheusRule)`},
 		{nil, "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m}\nspec:\n  endpoints:\n    - port: http\n      intervall: 15s\n", 1, `k8sdecode: stdin: document 1: unknown field "spec.endpoints[0].intervall"`},
 		{nil, "", 1, "k8sdecode: stdin: no objects in the stream"},
 		{[]string{filepath.Join(dir, "none.yaml")}, "", 1, "k8sdecode: open " + filepath.Join(dir, "none.yaml") + ": no such file or directory"},

@@ -1,4 +1,4 @@
-package status
+package browsertest_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nqueens/nqueens/coordinator"
+	"github.com/nqueens/nqueens/status"
 	"github.com/nqueens/nqueens/worker"
 )
 
@@ -63,7 +64,7 @@ func TestDashboardRealRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := serve(t, NewHandler(job, Options{Interval: 100 * time.Millisecond}))
+	base := serve(t, status.NewHandler(job, status.Options{Interval: 100 * time.Millisecond}))
 	runCtx, cancelRun := context.WithTimeout(context.Background(), realRunTimeout)
 	type result struct {
 		sum coordinator.Summary

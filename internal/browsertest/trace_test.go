@@ -1,4 +1,4 @@
-package trace
+package browsertest_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/nqueens/nqueens/internal/browsertest"
+	"github.com/nqueens/nqueens/trace"
 )
 
 // pageState is what the page shows: the step on the board, every square's
@@ -21,6 +22,10 @@ const pageState = `[document.getElementById("board").dataset.step,
   document.getElementById("detail").textContent,
   document.getElementById("play").textContent].join("|")`
 
+// pageStep is how long the trace page shows a step while playing
+// (package trace's stepDelay, in centiseconds, times ten).
+const pageStep = 350 * time.Millisecond
+
 type shown struct {
 	step           int
 	squares        []string
@@ -28,12 +33,12 @@ type shown struct {
 }
 
 func TestHTMLStepButtonAdvancesTheBoard(t *testing.T) {
-	tr, err := Record(4, Options{})
+	tr, err := trace.Record(4, trace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "t.html")
-	if err := Write(path, tr); err != nil {
+	if err := trace.Write(path, tr); err != nil {
 		t.Fatal(err)
 	}
 	page, err := os.ReadFile(path)
@@ -46,7 +51,7 @@ func TestHTMLStepButtonAdvancesTheBoard(t *testing.T) {
 		}
 	}
 	var details []string
-	tr.Frames(func(f Frame) bool { details = append(details, f.Detail()); return true })
+	tr.Frames(func(f trace.Frame) bool { details = append(details, f.Detail()); return true })
 
 	ctx := browsertest.New(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(browsertest.FileURL(t, path))); err != nil {
@@ -112,7 +117,7 @@ func TestHTMLStepButtonAdvancesTheBoard(t *testing.T) {
 	if paused.button != "Play" {
 		t.Errorf("after Pause the button says %q", paused.button)
 	}
-	time.Sleep(3 * stepDelay * 10 * time.Millisecond)
+	time.Sleep(3 * pageStep)
 	if got := read().step; got != paused.step {
 		t.Errorf("paused on step %d, the page went on to %d", paused.step, got)
 	}
@@ -121,12 +126,12 @@ func TestHTMLStepButtonAdvancesTheBoard(t *testing.T) {
 // TestSVGPlaysInABrowser opens the SVG trace in Chromium: exactly one frame
 // is visible at a time, and the CSS animation moves on without a script.
 func TestSVGPlaysInABrowser(t *testing.T) {
-	tr, err := Record(4, Options{})
+	tr, err := trace.Record(4, trace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "t.svg")
-	if err := Write(path, tr); err != nil {
+	if err := trace.Write(path, tr); err != nil {
 		t.Fatal(err)
 	}
 	ctx := browsertest.New(t)

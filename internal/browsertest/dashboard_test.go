@@ -1,4 +1,4 @@
-package status
+package browsertest_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/internal/browsertest"
+	"github.com/nqueens/nqueens/status"
 )
 
 // browser starts headless Chromium (browsertest.New) for the test, in a
@@ -63,7 +64,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) []byte {
 func TestDashboardInBrowser(t *testing.T) {
 	ctx := browser(t)
 	job := newFakeJob(12)
-	base := serve(t, NewHandler(job, Options{Interval: 200 * time.Millisecond}))
+	base := serve(t, status.NewHandler(job, status.Options{Interval: 200 * time.Millisecond}))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#workers tr.worker"))); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestDashboardBoards(t *testing.T) {
 	job := newFakeJob(4)
 	job.Advance()
 	job.Advance()
-	base := serve(t, NewHandler(listingJob{job}, Options{Interval: 200 * time.Millisecond}))
+	base := serve(t, status.NewHandler(listingJob{job}, status.Options{Interval: 200 * time.Millisecond}))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#boards img"))); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestDashboardExactCounts(t *testing.T) {
 	ctx := browser(t)
 	job := bigJob{newFakeJob(2)}
 	job.Advance()
-	base := serve(t, NewHandler(job, Options{Interval: 100 * time.Millisecond}))
+	base := serve(t, status.NewHandler(job, status.Options{Interval: 100 * time.Millisecond}))
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#workers tr.worker"))); err != nil {
 		t.Fatal(err)
 	}
@@ -160,4 +161,39 @@ func TestDashboardExactCounts(t *testing.T) {
 	if !strings.Contains(text, n27Unique+" fundamental") {
 		t.Errorf("#final-text is %q, want %s fundamental", text, n27Unique)
 	}
+}
+
+// TestDashboardThousandWorkers: with a thousand workers the page says how
+// many are in each state, shows 50 rows, the silent first, and stays live
+// (the stream's next messages still arrive).
+func TestDashboardThousandWorkers(t *testing.T) {
+	ctx := browser(t)
+	base := serve(t, newManyHandler())
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#workers tr.worker"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.getElementById("conn").textContent.startsWith("live")`); err != nil {
+		t.Fatalf("the page never went live: %v (shows %q)", err, pageText(ctx, "conn"))
+	}
+	want := "992 working · 5 late · 3 silent · 100 idle · showing the 50 silent and slowest of 1000"
+	if got := pageText(ctx, "wstates"); got != want {
+		t.Errorf("#wstates shows %q, want %q", got, want)
+	}
+	if got := pageText(ctx, "nworkers"); got != "1000" {
+		t.Errorf("#nworkers shows %q, want 1000", got)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#workers tr.worker").length`))
+	if err != nil || rows != 50 {
+		t.Errorf("%d worker rows (%v), want 50", rows, err)
+	}
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#workers tr.worker .wname").textContent`))
+	if err != nil || first != "w0902" {
+		t.Errorf("the first row is %q (%v), want w0902, the longest silent", first, err)
+	}
+	// Later status messages still arrive: "live · updated HH:MM:SS" moves on.
+	before := pageText(ctx, "conn")
+	if err := waitFor(ctx, `document.getElementById("conn").textContent !== `+strconv.Quote(before)); err != nil {
+		t.Errorf("no status message after %q: %v", before, err)
+	}
+	screenshot(t, ctx, "dashboard-1000-workers.png")
 }
