@@ -114,9 +114,5 @@ func fundamentalOf(p solver.Plan, s *Summary) {
 	if p.Kind != solver.KindJoin || !s.Complete {
 		return
 	}
-	jp, err := solver.SharedJoinPlan(p.N)
-	if err != nil { // cannot happen: the plan was made from it
-		return
-	}
-	s.Unique = jp.Fundamental(s.Solutions)
+	s.Unique = solver.JoinFundamental(p.N, s.Solutions)
 }

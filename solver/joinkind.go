@@ -17,17 +17,48 @@ const KindJoin Kind = 5
 // plan of an n-board (DefaultJoinTasks of them, about): task i's prefix is
 // []int{i}, so a plan's tasks stay distinct and its scheduler needs no
 // other handle. Its Fingerprint differs from every backtracking plan's
-// (its Kind) and names its number of units.
+// (its Kind) and names its number of units. It builds no quarter tables:
+// a coordinator of remote workers never holds them.
 func NewJoinTaskPlan(n int) (Plan, error) {
-	jp, err := SharedJoinPlan(n)
-	if err != nil {
-		return Plan{}, err
+	if n < 1 || n > joinMaxN {
+		return Plan{}, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)
 	}
-	tasks := make([]Task, jp.NumTasks())
+	tasks := make([]Task, joinUnits(n, DefaultJoinTasks))
 	for i := range tasks {
 		tasks[i] = Task{Index: i, Prefix: []int{i}}
 	}
 	return Plan{N: n, Kind: KindJoin, Tasks: tasks}, nil
+}
+
+// joinUnits is NewJoinPlan(n, tasks).NumTasks() without the quarter
+// tables (the same sizing of each configuration's units; a test holds
+// the two equal).
+func joinUnits(n, tasks int) int {
+	if n == 1 {
+		return 1
+	}
+	cfgs := joinConfigs(n)
+	work := make([]float64, len(cfgs))
+	var sum float64
+	for i, c := range cfgs {
+		work[i] = float64(binomial(len(c.free), c.k))
+		if c.rowSym {
+			work[i] /= 4
+		}
+		sum += work[i]
+	}
+	units := 0
+	for i, c := range cfgs {
+		parts := uint64(float64(tasks)*work[i]/sum + 0.5)
+		units += int(max(1, min(parts, binomial(len(c.free), c.k))))
+	}
+	return units
+}
+
+// JoinFundamental returns the fundamental solutions of an n-board from
+// its total, as JoinPlan.Fundamental does, without a plan's tables.
+func JoinFundamental(n int, total uint64) uint64 {
+	return fundamental(n, total)
 }
 
 // sharedJoin is the last join plan SharedJoinPlan made: a coordinator and
@@ -74,19 +105,19 @@ func CountJoinTask(n int, t Task) (Counts, error) {
 	return Counts{Total: total}, nil
 }
 
-// JoinMemory estimates the bytes a worker process holds to count an
-// n-board's join tasks on one slot: the plan's quarter tables and one
-// counter's buffers, from peaks measured at n = 16..20 (docs in the
-// coordinator's --worker-memory). Each added row multiplies them by about
-// 2.8.
+// JoinMemory estimates the bytes a worker process holds at its peak to
+// count an n-board's join tasks: the plan's quarter tables while they are
+// built, and a counter's buffers. The figures are peak RSS measured with
+// nqbench on one thread (docs/engine.md, with four tables a plan where it
+// now builds two: an upper bound), rounded up; the tables grow about
+// eightfold every two rows.
 func JoinMemory(n int) int64 {
-	const at18 = 96 << 20 // bytes, N=18: tables 60 MB, plus a counter's buffers and the runtime's slack
-	m := float64(at18)
-	for i := 18; i < n; i++ {
-		m *= 2.8
+	peaks := [...]int64{16: 32, 17: 48, 18: 128, 19: 208, 20: 880, 21: 1600} // MiB
+	switch {
+	case n < 16:
+		return peaks[16] << 20
+	case n < len(peaks):
+		return peaks[n] << 20
 	}
-	for i := n; i < 18; i++ {
-		m /= 2.8
-	}
-	return int64(m)
+	return peaks[len(peaks)-1] << (20 + 3*uint((n-len(peaks)+2)/2))
 }
