@@ -105,14 +105,15 @@ func CountJoinTask(n int, t Task) (Counts, error) {
 	return Counts{Total: total}, nil
 }
 
-// JoinMemory estimates the bytes a worker process holds at its peak to
-// count an n-board's join tasks: the plan's quarter tables while they are
-// built, and a counter's buffers. The figures are peak RSS measured with
-// nqbench on one thread (docs/engine.md, with four tables a plan where it
-// now builds two: an upper bound), rounded up; the tables grow about
-// eightfold every two rows.
+// JoinMemory estimates the bytes a worker process of one slot holds at
+// its peak to count an n-board's join tasks: the plan's quarter tables
+// while they are built, and a counter's buffers. N=16..19 are the peak RSS
+// of a worker measured through the cluster (27, 39, 87 and 156 MB),
+// rounded up; N=20 and 21 are nqbench's when its plan held four tables
+// (docs/engine.md), an upper bound. The tables grow about eightfold every
+// two rows.
 func JoinMemory(n int) int64 {
-	peaks := [...]int64{16: 32, 17: 48, 18: 128, 19: 208, 20: 880, 21: 1600} // MiB
+	peaks := [...]int64{16: 32, 17: 48, 18: 96, 19: 176, 20: 880, 21: 1600} // MiB
 	switch {
 	case n < 16:
 		return peaks[16] << 20

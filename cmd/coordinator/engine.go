@@ -14,7 +14,7 @@ func registerEngine(fs *flag.FlagSet, cfg *options) {
 	cfg.Engine = coordinator.EngineAuto
 	fs.Var(engineFlag{&cfg.Engine}, "engine", "counting engine: auto (the quadrant join where it is the faster one and its tables fit --worker-memory, else the backtracker; the choice and why are logged), join or backtrack; listings, --unique, --fix and --first always backtrack")
 	cfg.WorkerMemory = coordinator.DefaultWorkerMemory
-	fs.Var(bytesFlag{&cfg.WorkerMemory}, "worker-memory", "memory a worker may spend on the join's tables (`SIZE`: bytes, or with KiB, MiB, GiB); above it --engine auto counts with the backtracker")
+	fs.Var(bytesFlag{&cfg.WorkerMemory}, "worker-memory", "memory a worker may spend on the join's tables (`SIZE`: bytes, or with KiB, MiB, GiB; Kubernetes' Mi and Gi too), its container's limit; where the join's measured peak is above it, --engine auto counts with the backtracker")
 }
 
 // engineFlag is --engine.
@@ -43,7 +43,7 @@ type bytesFlag struct{ v *int64 }
 var byteUnits = []struct {
 	suffix string
 	scale  int64
-}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
 
 func (b bytesFlag) String() string {
 	if b.v == nil {

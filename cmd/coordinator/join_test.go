@@ -37,3 +37,20 @@ func TestResumeOtherEngineRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerMemoryFlag reads the sizes --worker-memory takes, Kubernetes'
+// spelling too, and refuses the rest.
+func TestWorkerMemoryFlag(t *testing.T) {
+	for in, want := range map[string]int64{"1073741824": 1 << 30, "1GiB": 1 << 30, "128Mi": 128 << 20, "512MiB": 512 << 20, "64K": 64 << 10, "2Gi": 2 << 30} {
+		var v int64
+		if err := (bytesFlag{&v}).Set(in); err != nil || v != want {
+			t.Errorf("--worker-memory %s = %d, %v; want %d", in, v, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1Gi", "12x", "1.5GiB", "99999999999Gi"} {
+		var v int64
+		if err := (bytesFlag{&v}).Set(in); err == nil {
+			t.Errorf("--worker-memory %q accepted as %d", in, v)
+		}
+	}
+}
