@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 )
 
@@ -13,7 +14,7 @@ const maxAckGroups = 256
 // ackGroup is one Result message's verdicts, waiting for durability.
 type ackGroup struct {
 	ids      []*nqueenspb.TaskId
-	verdicts []verdict
+	verdicts []sched.Verdict
 }
 
 // acker sends a journaled session's Acks once their commits are durable,
@@ -21,13 +22,13 @@ type ackGroup struct {
 // so the commits of every message read meanwhile share the next fsync
 // instead of taking one each (issue 11: --state costs ≤ 5%).
 type acker struct {
-	s    *scheduler
+	s    *sched.Scheduler
 	out  *outbox
 	q    chan ackGroup
 	done chan struct{}
 }
 
-func newAcker(s *scheduler, out *outbox) *acker {
+func newAcker(s *sched.Scheduler, out *outbox) *acker {
 	a := &acker{s: s, out: out, q: make(chan ackGroup, maxAckGroups), done: make(chan struct{})}
 	go a.run()
 	return a
@@ -48,7 +49,7 @@ func (a *acker) close() {
 // drains the queue, so the receive loop never waits for it forever.
 func (a *acker) run() {
 	defer close(a.done)
-	var batch []verdict
+	var batch []sched.Ticket
 	failed := false
 	for g := range a.q {
 		groups := []ackGroup{g}
@@ -57,9 +58,11 @@ func (a *acker) run() {
 		}
 		batch = batch[:0]
 		for _, g := range groups {
-			batch = append(batch, g.verdicts...)
+			for _, v := range g.verdicts {
+				batch = append(batch, v.Ticket)
+			}
 		}
-		if !a.s.makeDurable(batch) {
+		if !a.s.Settle(batch) {
 			failed = true
 		}
 		if failed {

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	"github.com/nqueens/nqueens/internal/connguard"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -18,14 +19,12 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultLease is how long a task stays with a silent worker: long
-	// enough that a GC pause or a slow network does not steal healthy work,
-	// short enough that a hung worker delays the job by seconds, not hours.
-	DefaultLease = 30 * time.Second
-	// DefaultMaxAttempts is the retry cap per task: a task whose attempts
-	// fail this often (broken streams, expired leases, rejected results)
-	// fails the job instead of looping forever.
-	DefaultMaxAttempts = 5
+	// DefaultLease is how long a task stays with a silent worker
+	// (sched.DefaultLease).
+	DefaultLease = sched.DefaultLease
+	// DefaultMaxAttempts is how many distinct workers' solvers may fail on
+	// one task before the job fails (sched.DefaultMaxAttempts).
+	DefaultMaxAttempts = sched.DefaultMaxAttempts
 	// DefaultDrainTimeout bounds graceful shutdown: after it, open streams
 	// are cut (GracefulStop falls back to Stop).
 	DefaultDrainTimeout = 10 * time.Second
@@ -268,7 +267,7 @@ func (c Config) withDefaults() Config {
 		c.Listen = DefaultListen
 	}
 	if c.clock == nil {
-		c.clock = realClock{}
+		c.clock = sched.RealClock{}
 	}
 	return c
 }

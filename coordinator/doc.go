@@ -17,12 +17,10 @@
 //
 // The rooms, one job each:
 //
-//   - scheduler.go, commit.go, verify.go, observe.go, split.go, runs.go:
-//     the lease policy in plain Go types (TaskID, Assignment, report,
-//     verdict). One lock holds the queue, the leases and the committed
-//     results; an injected Clock expires leases; every dependency comes
-//     through schedOptions. It speaks no proto and is unit-tested alone
-//     (scheduler_test.go).
+//   - internal/sched: the lease policy in plain Go types: the queue, the
+//     leases, commits, verification, splits and runs, under one lock. It
+//     imports neither gRPC nor the proto (a test checks), is unit-tested
+//     alone, and reaches workers through the Mailbox the wire gives it.
 //   - server.go, outbox.go, spill.go, limits.go: the wire. The gRPC
 //     service turns WorkRequests into scheduler calls and the scheduler's
 //     mailbox messages into WorkResponses (batched for workers that read
@@ -33,23 +31,9 @@
 //     address (config.go's connLimits sets its bounds for the job).
 //   - run.go: the Job: New, Run's start and shutdown, Status.
 //
-// How it stays exact. A worker grants credits (Ready) and gets at most
-// that many leases (Assign). A lease ends with a Result, or is taken back
-// when the worker's stream breaks, its deadline passes without a heartbeat,
-// or the worker releases it; taken-back tasks go to the front of the
-// queue. Only a failure reported by the solver itself counts against a
-// task, and only once per worker name: a task that fails on MaxAttempts
-// distinct workers fails the job, while a crash-looping worker does not.
-// The first valid Result of a task id (plan fingerprint + index) from a
-// worker that held a lease on it is committed, after cfg.Journal (when
-// set) made it durable and before the worker's Ack; later results are
-// compared and dropped, mismatches logged and counted as conflicts. A
-// run (runs.go: one lease of consecutive plan tasks, for a worker that
-// works their prefixes out) is judged task by task the same way.
-// Implausible counts (odd totals, more fundamental solutions than
-// solutions, more than the whole board has) are rejected and earn the
-// worker a strike; maxStrikes strikes quarantine it. Totals are recomputed
-// from the committed results with overflow-checked addition.
+// How it stays exact: see package sched. The first valid Result of a task
+// is committed once, after cfg.Journal (when set) made it durable and
+// before the worker's Ack.
 //
 // Listing solutions. A listing runs the counting plan: each task streams
 // the representative of every symmetry class it covers (solver.ListTask).
@@ -76,8 +60,8 @@
 // message sizes, streams per connection, joined workers (maxSessions),
 // credits, connections in all and per address before Join, the messages
 // queued for one worker (maxOutbox), the ended leases remembered for late
-// results (maxEndedLeases), the spill files of one session and of the job
+// results (sched.MaxEndedLeases), the spill files of one session and of the job
 // (package listing), the message rate and the warnings one worker may
-// cause (warnBurst, warnEvery). A refusal is a gRPC status and a log line;
+// cause (sched.WarnBurst, sched.WarnEvery). A refusal is a gRPC status and a log line;
 // the session ends, never the job.
 package coordinator

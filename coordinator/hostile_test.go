@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	"github.com/nqueens/nqueens/journal"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -45,23 +46,16 @@ func liveHeap() uint64 {
 
 // leaseRecords returns the scheduler's lease records and the live ones,
 // read under its lock.
-func leaseRecords(s *scheduler) (records, live int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sess := range s.sessions {
-		live += len(sess.held)
-	}
-	return len(s.leases), live
-}
+func leaseRecords(s *sched.Scheduler) (records, live int) { return s.Leases() }
 
 // TestHostileLeaseChurn is issue 12, D4: a worker with the token takes
 // leases, releases them and asks for more, over and over. The scheduler
-// keeps a record per live lease plus at most maxEndedLeases ended ones,
+// keeps a record per live lease plus at most sched.MaxEndedLeases ended ones,
 // and the heap does not grow with the cycles; honest workers then finish
 // the job exact.
 func TestHostileLeaseChurn(t *testing.T) {
 	checkLeaks(t)
-	warm, cycles := maxEndedLeases+4096, 60_000
+	warm, cycles := sched.MaxEndedLeases+4096, 60_000
 	if *longTests {
 		cycles = 1_500_000 // the issue's 1.4 M leases, 263 MB before the fix
 	}
@@ -80,8 +74,8 @@ func TestHostileLeaseChurn(t *testing.T) {
 			}
 			records, live := leaseRecords(r.job.sched)
 			maxRecords, maxLive = max(maxRecords, records), max(maxLive, live)
-			if records > live+maxEndedLeases {
-				t.Fatalf("after %d leases: %d lease records for %d live leases, want at most %d more", done+per, records, live, maxEndedLeases)
+			if records > live+sched.MaxEndedLeases {
+				t.Fatalf("after %d leases: %d lease records for %d live leases, want at most %d more", done+per, records, live, sched.MaxEndedLeases)
 			}
 			c.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Release{Release: &nqueenspb.Release{LeaseIds: ids}}})
 		}
@@ -186,12 +180,11 @@ const outboxSlack = 16384
 
 // outboxPeak is the longest outbox of the job's sessions, sampled under
 // their locks.
-func outboxPeak(s *scheduler) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func outboxPeak(v *service) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	peak := 0
-	for _, sess := range s.sessions {
-		o := sess.out.(*outbox)
+	for o := range v.outboxes {
 		o.mu.Lock()
 		peak = max(peak, len(o.q))
 		o.mu.Unlock()
@@ -220,7 +213,7 @@ func TestHostileSilentReader(t *testing.T) {
 	r := startJob(t, context.Background(), testConfig(n, 0))
 	before := liveHeap()
 	c := dialSilent(t, r.addr, "silent")
-	queued := watchOutboxes(r.job.sched)
+	queued := watchOutboxes(r.job.svc)
 	limit := maxOutbox + outboxSlack + 50_000 // well past the bound: before the fix, never cut off
 	start := time.Now()
 	sent, flooded := c.flood(limit)
@@ -263,7 +256,7 @@ func TestHostileSilentReader(t *testing.T) {
 
 // watchOutboxes samples the job's longest outbox every millisecond until
 // the returned function is called; it returns the longest seen.
-func watchOutboxes(s *scheduler) func() int {
+func watchOutboxes(s *service) func() int {
 	stop := make(chan struct{})
 	peak := make(chan int, 1)
 	go func() {
@@ -379,7 +372,7 @@ func TestHostileWarnFlood(t *testing.T) {
 		}
 		warns++
 	}
-	bound := warnBurst + int(elapsed/warnEvery) + 1
+	bound := sched.WarnBurst + int(elapsed/sched.WarnEvery) + 1
 	t.Logf("%d rejected results in %v: %d WARN lines (bound %d), %d summaries of %d suppressed", results, elapsed.Round(time.Millisecond), warns, bound, summaries, suppressed)
 	if warns > bound {
 		t.Errorf("%d WARN lines for one session's %d rejected results in %v, want at most %d", warns, results, elapsed, bound)
@@ -553,24 +546,13 @@ func writeImpossibleJournal(t *testing.T, path string, settings journal.Settings
 	}
 }
 
-// restoreDistrusting is what the command does with a journal's records on
-// --resume: Restorable picks what to restore, and the workers it names
-// are distrusted in the journal.
-func restoreDistrusting(j *journal.Journal, n int, records []journal.Record) ([]JournalResult, error) {
+// journalResults are a journal's records as a resume hands them to New.
+func journalResults(records []journal.Record) []JournalResult {
 	results := make([]JournalResult, len(records))
 	for i, rec := range records {
 		results[i] = JournalResult{Index: rec.Index, Counts: solver.Counts{Total: rec.Total, Unique: rec.Unique, Nodes: rec.Nodes}, Worker: rec.Worker}
 	}
-	restored, bad, err := Restorable(n, slices.Values(results))
-	for _, w := range bad {
-		if err == nil {
-			err = j.Distrust(w)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return slices.Collect(restored), nil
+	return results
 }
 
 // TestHostileJournalImpossibleRecord is issue 12, D8, second half: a
@@ -599,9 +581,8 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 		if err != nil {
 			return Resumed{}, err
 		}
-		jr = j
-		restored, err := restoreDistrusting(j, p.N, rp.Records)
-		return Resumed{Journal: recordJournal{j}, Results: slices.Values(restored)}, err
+		jr = j // New distrusts the worker of the impossible record
+		return Resumed{Journal: recordJournal{j}, Results: slices.Values(journalResults(rp.Records))}, nil
 	}
 	r := startJobLog(t, context.Background(), cfg, log)
 	if st := r.job.Status(); st.Restored != 1 {
@@ -630,7 +611,7 @@ func TestHostileJournalImpossibleRecord(t *testing.T) {
 	// The coordinator's own records cannot be distrusted: a resume of an
 	// impossible one is refused, naming the task.
 	own := []JournalResult{{Index: 4, Counts: solver.Counts{Total: math.MaxUint64}}}
-	if _, _, err := Restorable(n, slices.Values(own)); err == nil || !strings.Contains(err.Error(), "task 4") {
+	if _, _, err := sched.Restorable(n, slices.Values(own)); err == nil || !strings.Contains(err.Error(), "task 4") {
 		t.Errorf("Restorable(an impossible record of worker 0) = %v, want an error naming task 4", err)
 	}
 }
@@ -657,8 +638,8 @@ func TestHostileStatusEvents(t *testing.T) {
 	sleeper.close()
 
 	liar := dialRawNamed(t, r.addr, "liar")
-	liar.ready(uint32(maxStrikes))
-	for range maxStrikes {
+	liar.ready(uint32(sched.MaxStrikes))
+	for range sched.MaxStrikes {
 		a := liar.next("assign").GetAssign()
 		liar.result(&nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Total: 3, Unique: 1})
 	}
@@ -667,9 +648,9 @@ func TestHostileStatusEvents(t *testing.T) {
 	waitFor(t, "both sessions to end", func() bool { return len(r.job.Status().Workers) == 0 })
 
 	st := r.job.Status()
-	if st.Summary.Expired != 1 || st.Summary.Quarantined != 1 || st.Summary.Rejected < uint64(maxStrikes) || st.Leased != 0 {
+	if st.Summary.Expired != 1 || st.Summary.Quarantined != 1 || st.Summary.Rejected < uint64(sched.MaxStrikes) || st.Leased != 0 {
 		t.Errorf("status: expired %d, quarantined %d, rejected %d, leased %d; want 1, 1, at least %d, 0",
-			st.Summary.Expired, st.Summary.Quarantined, st.Summary.Rejected, st.Leased, maxStrikes)
+			st.Summary.Expired, st.Summary.Quarantined, st.Summary.Rejected, st.Leased, sched.MaxStrikes)
 	}
 	want := map[string]bool{"join sleeper": false, "expire sleeper": false, "leave sleeper": false,
 		"join liar": false, "quarantine liar": false, "leave liar": false}

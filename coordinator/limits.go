@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	"github.com/nqueens/nqueens/internal/version"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -34,22 +35,10 @@ const (
 	// (grpc.MaxConcurrentStreams): a worker needs one Work stream and the
 	// odd Join or health check.
 	maxConcurrentStreams = 64
-	// maxSessions bounds the joined workers, so Join calls in a loop cannot
-	// grow the coordinator's memory without bound (those that never open a
-	// Work stream are forgotten after attachTimeout). A Join beyond it is
-	// refused with ResourceExhausted, which workers retry with back-off.
-	// 16384 lets 10,000 single-slot pods join one coordinator (issue 11);
-	// a session costs about a kilobyte, so the bound is 16 MB.
-	maxSessions = 16384
-	// attachTimeout is how long a joined session may wait for its Work
-	// stream's first Ready before the coordinator forgets it (a lease, when
-	// the lease is shorter). A worker opens its stream right after Join, one
-	// round trip later; Joins that never open one (a worker that died in
-	// between, a client that only joins) give their place back within
-	// seconds, so a worker refused for capacity gets in well within its
-	// --join-timeout. A worker forgotten this way is told so by Work
-	// (FailedPrecondition) and joins again.
-	attachTimeout = 5 * time.Second
+	// maxSessions bounds the joined workers (sched.DefaultMaxSessions):
+	// a Join beyond it is refused with ResourceExhausted, which workers
+	// retry with back-off.
+	maxSessions = sched.DefaultMaxSessions
 	// maxConnections bounds the open TCP connections: every joined worker
 	// (maxSessions) with room for health probes and Joins in flight, so a
 	// flood of connections cannot use up the coordinator's file
@@ -60,10 +49,8 @@ const (
 	// maxSlots bounds JoinRequest.slots and --workers: more than any
 	// machine has cores.
 	maxSlots = 4096
-	// maxCredits caps the credits one worker may hold (more are ignored),
-	// so a broken or hostile peer cannot make the coordinator lease it the
-	// whole plan.
-	maxCredits = 4096
+	// maxCredits caps the credits one worker may hold (sched.MaxCredits).
+	maxCredits = sched.MaxCredits
 	// maxLeaseIDs caps the lease ids of one Heartbeat or Release: a worker
 	// holds at most maxCredits leases.
 	maxLeaseIDs = maxCredits
@@ -87,15 +74,6 @@ const (
 	// not check much more than this many full batches anyway. A worker that
 	// floods is cut off with ResourceExhausted and its leases go back.
 	DefaultMessageRate = 20000
-	// maxStrikes is how many invalid results or solution batches a worker
-	// may send before it is quarantined: one can be a bug crossing a
-	// restart, three are a broken or hostile worker.
-	maxStrikes = 3
-	// maxEndedLeases is how many ended leases are remembered for late
-	// results: memory stays proportional to the live leases plus this
-	// (issue 12, D4), and a result later than this many lease endings is
-	// compared as an unknown worker's would be.
-	maxEndedLeases = 16384
 
 	// messagesPerLease is what one task needs beyond the rate: its Result,
 	// the Ready that frees its slot and its last, partial, batch.
@@ -201,8 +179,8 @@ func validateResult(r *nqueenspb.Result) error {
 	if len(r.GetFailure()) > maxFailureBytes {
 		return status.Errorf(codes.InvalidArgument, "result: failure text of %d bytes, at most %d", len(r.GetFailure()), maxFailureBytes)
 	}
-	if n := len(r.GetRunCounts()); n%3 != 0 || n > 3*maxRun {
-		return status.Errorf(codes.InvalidArgument, "result: %d run counts, want three per task of at most %d", n, maxRun)
+	if n := len(r.GetRunCounts()); n%3 != 0 || n > 3*sched.MaxRun {
+		return status.Errorf(codes.InvalidArgument, "result: %d run counts, want three per task of at most %d", n, sched.MaxRun)
 	}
 	return nil
 }

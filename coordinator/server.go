@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -31,17 +33,31 @@ const sendGrace = 5 * time.Second
 // service implements nqueens.v1.CoordinatorService on top of a scheduler.
 type service struct {
 	nqueenspb.UnimplementedCoordinatorServiceServer
-	sched     *scheduler
-	log       hclog.Logger
-	heartbeat time.Duration
-	pub       *listing.Publisher // the listing (listings only): attempts spill into its spools
-	wire      wire               // what validateWork checks messages against
-	recent    recentSolutions
+	sched  *sched.Scheduler
+	edge   edgeOptions
+	log    hclog.Logger
+	pub    *listing.Publisher // the listing (listings only): attempts spill into its spools
+	wire   wire               // what validateWork checks messages against
+	recent recentSolutions
+
+	mu       sync.Mutex
+	outboxes map[*outbox]bool // the attached sessions' (the hostile tests measure them)
 }
 
-func newService(s *scheduler, log hclog.Logger, heartbeat time.Duration, pub *listing.Publisher) *service {
-	return &service{sched: s, log: log, heartbeat: heartbeat, pub: pub,
-		wire: wire{n: s.plan.N, want: s.opt.Want}}
+// edgeOptions is what the service needs to know of the job: the same
+// values the scheduler was made with, never read back from it.
+type edgeOptions struct {
+	plan      solver.Plan
+	lease     time.Duration
+	heartbeat time.Duration
+	rate      float64 // Work messages per second per worker
+	clock     Clock
+	journaled bool // commits wait for the journal's fsync before their Ack
+}
+
+func newService(s *sched.Scheduler, e edgeOptions, log hclog.Logger, pub *listing.Publisher) *service {
+	return &service{sched: s, edge: e, log: log, pub: pub,
+		wire: wire{n: e.plan.N, want: pub != nil}, outboxes: make(map[*outbox]bool)}
 }
 
 // Join registers a worker; see the proto for the contract.
@@ -50,34 +66,30 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "error", status.Convert(err).Message())
 		return nil, err
 	}
-	out := newOutbox(v.sched.plan.N, v.sched.opt.Want, req.GetBatches())
-	out.pins, out.join = wirePins(v.sched.plan), v.sched.plan.Kind == solver.KindJoin
-	sess, err := v.sched.join(joinRequest{name: req.GetName(), version: req.GetBuildVersion(), slots: int(req.GetSlots())}, out)
+	sess, err := v.sched.Join(sched.JoinRequest{Name: req.GetName(), Version: req.GetBuildVersion(),
+		Slots: int(req.GetSlots()), Batches: req.GetBatches()})
 	if err != nil {
-		// Capacity, not the worker's fault: ResourceExhausted, which a
-		// worker retries with back-off while Joins that never opened a
-		// Work stream expire (attachTimeout).
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
-		return nil, status.Errorf(codes.ResourceExhausted, "coordinator full (%v), retry later", err)
+		return nil, refusal(err)
 	}
 	logJoin := v.log.Info
 	if embeddedName(req.GetName(), ctx) {
 		logJoin = v.log.Debug // the job's own: not news to the user who asked for them
 	}
-	logJoin("worker joined", "worker_id", sess.id, "worker_name", req.GetName(), "slots", req.GetSlots())
-	p := v.sched.plan
+	logJoin("worker joined", "worker_id", sess.ID(), "worker_name", req.GetName(), "slots", req.GetSlots())
+	p := v.edge.plan
 	return &nqueenspb.JoinResponse{
-		WorkerId: sess.id,
+		WorkerId: sess.ID(),
 		Job: &nqueenspb.Job{
 			N:               uint32(p.N),
 			Depth:           uint32(p.Depth),
 			Kind:            wireKind(wirePins(p), p.Kind == solver.KindJoin),
-			PlanFingerprint: v.sched.fingerprint,
+			PlanFingerprint: p.Fingerprint(),
 			Tasks:           uint32(p.Len()),
 			PinnedColumns:   wirePins(p),
 		},
-		Lease:             durationpb.New(v.sched.opt.Lease),
-		HeartbeatInterval: durationpb.New(v.heartbeat),
+		Lease:             durationpb.New(v.edge.lease),
+		HeartbeatInterval: durationpb.New(v.edge.heartbeat),
 		Batches:           true,
 	}, nil
 }
@@ -85,7 +97,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 // Work runs one worker's session; see the proto for the contract.
 func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 	addr := peerAddr(stream.Context())
-	first, err := firstMessage(stream, v.sched.opt.Lease)
+	first, err := firstMessage(stream, v.edge.lease)
 	if err != nil {
 		if status.Code(err) == codes.DeadlineExceeded {
 			v.log.Warn("work stream refused", "peer", addr, "error", status.Convert(err).Message())
@@ -101,14 +113,27 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		v.log.Warn("work stream refused", "peer", addr, "error", status.Convert(err).Message())
 		return err
 	}
-	sess, err := v.sched.attach(r.GetWorkerId(), addr, r.GetCredits(), r.GetRuns())
+	var out *outbox
+	open := func(batches bool) sched.Mailbox {
+		out = newOutbox(v.edge.plan.N, v.pub != nil, batches, wirePins(v.edge.plan), newLimiter(v.edge.rate, v.edge.clock.Now()))
+		out.join = v.edge.plan.Kind == solver.KindJoin
+		return out
+	}
+	sess, err := v.sched.Attach(r.GetWorkerId(), addr, r.GetCredits(), r.GetRuns(), open)
 	if err != nil {
 		v.log.Warn("work stream refused", "peer", addr, "error", err)
-		return status.Error(codes.FailedPrecondition, err.Error())
+		return refusal(err)
 	}
-	ws := &workSession{v: v, sess: sess, out: sess.out.(*outbox), attempts: make(map[uint64]*attempt),
-		log: v.log.With("worker_id", sess.id, "worker_name", sess.name)}
-	ws.warns = sess.warns
+	ws := &workSession{v: v, sess: sess, out: out, attempts: make(map[uint64]*attempt),
+		log: v.log.With("worker_id", sess.ID(), "worker_name", sess.Name())}
+	v.mu.Lock()
+	v.outboxes[out] = true
+	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		delete(v.outboxes, out)
+		v.mu.Unlock()
+	}()
 	if v.pub != nil {
 		ws.spool = v.pub.Spool()
 		ws.out.onCancel(ws.spool.End) // a cancelled lease's spill goes at once
@@ -117,14 +142,37 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 	return ws.run(stream)
 }
 
+// refusals is the one table from the scheduler's refusals to gRPC codes.
+// A worker retries ResourceExhausted with back-off (Joins that never open
+// a Work stream expire meanwhile) and joins again on FailedPrecondition.
+var refusals = []struct {
+	err    error
+	code   codes.Code
+	format string
+}{
+	{sched.ErrTooManyWorkers, codes.ResourceExhausted, "coordinator full (%v), retry later"},
+	{sched.ErrUnknownWorker, codes.FailedPrecondition, "%v"},
+	{sched.ErrAttached, codes.FailedPrecondition, "%v"},
+}
+
+// refusal is the gRPC status of a scheduler's refusal; one it does not
+// name is Internal.
+func refusal(err error) error {
+	for _, r := range refusals {
+		if errors.Is(err, r.err) {
+			return status.Errorf(r.code, r.format, err)
+		}
+	}
+	return status.Errorf(codes.Internal, "%v", err)
+}
+
 // workSession is the server's side of one Work stream: the receive loop
 // runs on the handler's goroutine, sends on their own (sendLoop).
 type workSession struct {
 	v        *service
-	sess     *session
+	sess     *sched.Session
 	out      *outbox
 	log      hclog.Logger
-	warns    *warnLimiter
 	attempts map[uint64]*attempt // the spills of the leases it streams (listings)
 	spool    *listing.Spool      // where they spill (listings)
 	acks     *acker              // sends Acks after the journal's fsync; nil without a journal
@@ -157,7 +205,7 @@ func (ws *workSession) run(stream nqueenspb.CoordinatorService_WorkServer) error
 		}
 	}()
 	defer ws.discardAttempts()
-	if ws.sched().opt.Journal != nil {
+	if ws.v.edge.journaled {
 		ws.acks = newAcker(ws.sched(), ws.out)
 	}
 	var err, refusal error
@@ -173,7 +221,7 @@ loop:
 			break loop
 		case <-ws.out.full:
 			refusal = errOutboxFull
-			ws.warns.warn("worker does not read its messages; session ended, its tasks go back to the queue", "max_queued", maxOutbox)
+			ws.sess.Warn("worker does not read its messages; session ended, its tasks go back to the queue", "max_queued", maxOutbox)
 			break loop
 		case err = <-sendDone:
 			sent = true
@@ -194,15 +242,15 @@ func (ws *workSession) end(err, refusal error, sent bool, sendDone <-chan error)
 	broken := err != nil && !errors.Is(err, io.EOF)
 	switch {
 	case refusal != nil:
-		ws.sched().detach(ws.sess, status.Convert(refusal).Message())
+		ws.sched().Detach(ws.sess, status.Convert(refusal).Message())
 	case broken && !errors.Is(err, context.Canceled):
 		ws.log.Info("work stream broken; its tasks go back to the queue", "error", err)
-		ws.sched().detach(ws.sess, "worker stream ended")
+		ws.sched().Detach(ws.sess, "worker stream ended")
 	default:
 		ws.log.Debug("work stream closed", "error", err)
-		ws.sched().detach(ws.sess, "worker stream ended")
+		ws.sched().Detach(ws.sess, "worker stream ended")
 	}
-	ws.warns.flush()
+	ws.sess.FlushWarnings()
 	if !sent {
 		select {
 		case err := <-sendDone:
@@ -215,29 +263,29 @@ func (ws *workSession) end(err, refusal error, sent bool, sendDone <-chan error)
 	return refusal
 }
 
-func (ws *workSession) sched() *scheduler { return ws.v.sched }
+func (ws *workSession) sched() *sched.Scheduler { return ws.v.sched }
 
 // handle runs one message; a non-nil error ends the session with it.
 func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
 	s := ws.sched()
-	now := s.opt.Clock.Now()
-	ws.sess.seen(now)
-	if !ws.sess.limit.take(now) {
-		ws.warns.warn("worker sends too many messages; session ended, its tasks go back to the queue", "max_per_second", s.opt.MessageRate)
-		return floodError(s.opt.MessageRate)
+	now := ws.v.edge.clock.Now()
+	ws.sess.Seen(now)
+	if !ws.out.limit.take(now) {
+		ws.sess.Warn("worker sends too many messages; session ended, its tasks go back to the queue", "max_per_second", ws.v.edge.rate)
+		return floodError(ws.v.edge.rate)
 	}
 	if err := validateWork(ws.v.wire, msg); err != nil {
-		ws.warns.warn("malformed work message; session ended, its tasks go back to the queue", "error", status.Convert(err).Message())
+		ws.sess.Warn("malformed work message; session ended, its tasks go back to the queue", "error", status.Convert(err).Message())
 		return err
 	}
 	switch m := msg.GetMsg().(type) {
 	case *nqueenspb.WorkRequest_Ready:
-		s.ready(ws.sess, m.Ready.GetCredits())
+		s.Ready(ws.sess, m.Ready.GetCredits())
 	case *nqueenspb.WorkRequest_Heartbeat:
-		s.heartbeat(ws.sess, m.Heartbeat.GetLeaseIds())
+		s.Heartbeat(ws.sess, m.Heartbeat.GetLeaseIds())
 	case *nqueenspb.WorkRequest_SolutionBatch:
 		if err := ws.batch(m.SolutionBatch); err != nil {
-			ws.warns.warn("worker over its spill budget; session ended, its tasks go back to the queue", "error", err)
+			ws.sess.Warn("worker over its spill budget; session ended, its tasks go back to the queue", "error", err)
 			return status.Error(codes.ResourceExhausted, err.Error())
 		}
 	case *nqueenspb.WorkRequest_Result:
@@ -245,12 +293,12 @@ func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
 	case *nqueenspb.WorkRequest_ResultBatch:
 		ws.results(m.ResultBatch.GetResults())
 		if c := m.ResultBatch.GetCredits(); c > 0 {
-			s.ready(ws.sess, c)
+			s.Ready(ws.sess, c)
 		}
 	case *nqueenspb.WorkRequest_Release:
 		ws.release(m.Release.GetLeaseIds())
 	default:
-		ws.warns.warn("unknown work message ignored")
+		ws.sess.Warn("unknown work message ignored")
 	}
 	return nil
 }
@@ -263,7 +311,7 @@ func (ws *workSession) release(ids []uint64) {
 			delete(ws.attempts, id)
 		}
 	}
-	ws.sched().release(ws.sess, ids)
+	ws.sched().Release(ws.sess, ids)
 }
 
 // results hands Results to the scheduler in order and acknowledges them in
@@ -272,21 +320,21 @@ func (ws *workSession) release(ids []uint64) {
 // fsync.
 func (ws *workSession) results(rs []*nqueenspb.Result) {
 	s := ws.sched()
-	verdicts := make([]verdict, len(rs))
+	verdicts := make([]sched.Verdict, len(rs))
 	ids := make([]*nqueenspb.TaskId, len(rs))
 	for i, r := range rs {
-		rep := report{
-			task:    taskIDOf(r.GetTaskId()),
-			lease:   r.GetLeaseId(),
-			counts:  countsOf(r),
-			failure: r.GetFailure(),
-			elapsed: r.GetElapsed().AsDuration(),
-			run:     runCountsOf(r.GetRunCounts()),
+		rep := sched.Report{
+			Task:    taskIDOf(r.GetTaskId()),
+			Lease:   r.GetLeaseId(),
+			Counts:  countsOf(r),
+			Failure: r.GetFailure(),
+			Elapsed: r.GetElapsed().AsDuration(),
+			Run:     runCountsOf(r.GetRunCounts()),
 		}
 		ws.takeSpill(&rep)
-		verdicts[i], ids[i] = s.result(ws.sess, rep), r.GetTaskId()
-		if verdicts[i].outcome != OutcomeCommitted {
-			removeSpill(rep.spill)
+		verdicts[i], ids[i] = s.Result(ws.sess, rep), r.GetTaskId()
+		if verdicts[i].Outcome != sched.OutcomeCommitted {
+			removeSpill(rep.Spill)
 		}
 	}
 	if ws.acks != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -41,7 +42,7 @@ func (ws *workSession) discardAttempts() {
 // over its spill budget: then the session ends.
 func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 	s := ws.sched()
-	task, prefix, ok := s.leaseFor(ws.sess, taskIDOf(b.GetTaskId()), b.GetLeaseId())
+	task, prefix, ok := s.LeaseFor(ws.sess, taskIDOf(b.GetTaskId()), b.GetLeaseId())
 	if !ok {
 		// A batch that crossed a Cancel on the wire: expected, dropped.
 		ws.log.Debug("solution batch dropped", "lease_id", b.GetLeaseId())
@@ -50,14 +51,14 @@ func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 	id := b.GetLeaseId()
 	a := ws.attempts[id]
 	if a == nil {
-		a = &attempt{check: newTaskChecker(s.plan, prefix)}
+		a = &attempt{check: newTaskChecker(ws.v.edge.plan, prefix)}
 		ws.attempts[id] = a
 	}
 	if err := a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil); err != nil {
-		ws.warns.warn("invalid solution batch rejected", "task", task, "lease_id", id, "error", err)
+		ws.sess.Warn("invalid solution batch rejected", "task", task, "lease_id", id, "error", err)
 		a.discard()
 		delete(ws.attempts, id)
-		s.rejectBatch(ws.sess, id, err.Error())
+		s.RejectBatch(ws.sess, id, err.Error())
 		return nil
 	}
 	if a.spill == nil {
@@ -67,37 +68,37 @@ func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 			return err
 		}
 		if err != nil {
-			s.fail(fmt.Errorf("spill solutions: %w", err))
+			s.Fail(fmt.Errorf("spill solutions: %w", err))
 			return nil
 		}
 		a.spill = sp
 	}
 	if err := a.spill.Write(b.GetPacked()); err != nil && !errors.Is(err, listing.ErrEnded) {
-		s.fail(fmt.Errorf("spill solutions: %w", err))
+		s.Fail(fmt.Errorf("spill solutions: %w", err))
 		return nil
 	}
-	ws.v.recent.add(s.plan.N, b.GetPacked())
+	ws.v.recent.add(ws.v.edge.plan.N, b.GetPacked())
 	return nil
 }
 
 // takeSpill moves a finished attempt's spill into the report. A spill that
 // ended before its Result (a Cancel crossed it) is gone: the scheduler
 // judges the result without it.
-func (ws *workSession) takeSpill(rep *report) {
-	a := ws.attempts[rep.lease]
+func (ws *workSession) takeSpill(rep *sched.Report) {
+	a := ws.attempts[rep.Lease]
 	if a == nil {
 		return
 	}
-	delete(ws.attempts, rep.lease)
+	delete(ws.attempts, rep.Lease)
 	if a.spill == nil {
 		return
 	}
 	path, err := a.spill.Close()
 	switch {
 	case err == nil:
-		rep.spill, rep.streamed = path, a.check.streamed
+		rep.Spill, rep.Streamed = path, a.check.streamed
 	case !errors.Is(err, listing.ErrEnded):
-		ws.sched().fail(fmt.Errorf("spill solutions: %w", err))
+		ws.sched().Fail(fmt.Errorf("spill solutions: %w", err))
 	}
 }
 

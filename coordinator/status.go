@@ -1,6 +1,10 @@
 package coordinator
 
-import "time"
+import (
+	"time"
+
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
+)
 
 // Status is a snapshot of a running job for the people watching it: the
 // status server (/api/status, /metrics, the dashboard) and the progress
@@ -32,19 +36,6 @@ type Status struct {
 	Done bool // every task committed (or the job failed: Summary.Error)
 }
 
-// WorkerStatus is one attached worker session.
-type WorkerStatus struct {
-	ID, Name string
-	Addr     string // the peer address of its Work stream
-	Version  string // the build it said it runs (Join), "" if it did not say
-	Slots    int
-	Leases   int    // live leases now
-	Tasks    uint64 // tasks it committed
-	Nodes    uint64 // nodes of the tasks it committed
-	Joined   time.Time
-	LastSeen time.Time // its last message (a heartbeat, a batch or a result)
-}
-
 // ListingStatus is the progress of writing a listing's solutions once every
 // task is in.
 type ListingStatus struct {
@@ -52,31 +43,22 @@ type ListingStatus struct {
 	Written, Total uint64
 }
 
+// WorkerStatus is one attached worker session.
+type WorkerStatus = sched.WorkerStatus
+
 // EventKind names what happened in an Event.
-type EventKind string
+type EventKind = sched.EventKind
 
 // The kinds of Event.
 const (
-	EventJoin       EventKind = "join"       // a worker attached
-	EventLeave      EventKind = "leave"      // a worker's session ended
-	EventExpire     EventKind = "expire"     // a lease ran out without a heartbeat
-	EventQuarantine EventKind = "quarantine" // a worker was caught lying
-	EventConflict   EventKind = "conflict"   // a result disagreed with a committed one
-	EventDone       EventKind = "done"       // every task committed
-	EventFailed     EventKind = "failed"     // the job failed
+	EventJoin       = sched.EventJoin
+	EventLeave      = sched.EventLeave
+	EventExpire     = sched.EventExpire
+	EventQuarantine = sched.EventQuarantine
+	EventConflict   = sched.EventConflict
+	EventDone       = sched.EventDone
+	EventFailed     = sched.EventFailed
 )
 
 // Event is one thing an operator wants to see in a job's recent history.
-// Seq grows by one per event, so a reader asks Job.Events(after) for what
-// it has not seen.
-type Event struct {
-	Seq    uint64
-	Time   time.Time
-	Kind   EventKind
-	Worker string // the worker's name, "" if none
-	Detail string
-}
-
-// maxEvents is how many recent events a job keeps: enough for a dashboard's
-// history, bounded whatever a flapping cluster does.
-const maxEvents = 256
+type Event = sched.Event

@@ -3,6 +3,8 @@ package coordinator
 import (
 	"fmt"
 	"time"
+
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 )
 
 // Summary is the result of a run: printed as a few human lines, or as one
@@ -50,7 +52,7 @@ type Summary struct {
 }
 
 // setStats copies the scheduler's counters into the summary.
-func (s *Summary) setStats(st Stats) {
+func (s *Summary) setStats(st sched.Stats) {
 	s.Leased, s.Conflicts, s.Duplicates, s.Rejected = st.Leased, st.Conflicts, st.Duplicates, st.Rejected
 	s.Requeued, s.Expired, s.Verified, s.Quarantined = st.Requeued, st.Expired, st.Verified, st.Quarantined
 	s.Splits, s.Superseded, s.Runs = st.Splits, st.Superseded, st.Runs

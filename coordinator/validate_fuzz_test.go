@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/nqueens/nqueens/coordinator/internal/sched"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -109,7 +110,7 @@ func FuzzValidateRequest(f *testing.F) {
 				newBatchChecker(n, nil).check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil)
 			}
 		case *nqueenspb.WorkRequest_Result:
-			if rc := len(x.Result.GetRunCounts()); x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > maxFailureBytes || rc%3 != 0 || rc > 3*maxRun {
+			if rc := len(x.Result.GetRunCounts()); x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > maxFailureBytes || rc%3 != 0 || rc > 3*sched.MaxRun {
 				t.Fatalf("accepted result %v", x.Result)
 			}
 		}

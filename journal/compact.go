@@ -77,7 +77,7 @@ func compact(path string, f *os.File, src source, p *parsed) (nf *os.File, nsrc 
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return nil, nil, parsed{}, false, err
+		return nil, nil, parsed{}, false, plainErr(err) // the temporary file is gone: do not name it
 	}
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		tmp.Close()

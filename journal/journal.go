@@ -303,6 +303,18 @@ func plainErr(err error) error {
 	return err
 }
 
+// bareErr is the error of an *fs.PathError without its operation and file
+// name: the journal's file was created under a temporary name, which its
+// *os.File keeps and its errors would name (issue 23 D7: a full disk
+// named "n14.journal.tmp-…", a file that no longer exists).
+func bareErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // lockAttempts bounds openLocked's retries: each one follows a journal that
 // a racing Create renamed over path, which happens at most once per Create.
 const lockAttempts = 8
@@ -739,13 +751,13 @@ func (j *Journal) flushLocked() {
 	if len(data) > 0 {
 		if _, err = f.WriteAt(data, at); err != nil {
 			f.Truncate(at) // best effort; a resume truncates a torn tail anyway
-			err = fmt.Errorf("write: %w", err)
+			err = fmt.Errorf("write: %w", bareErr(err))
 		}
 	}
 	if err == nil {
 		t0 := time.Now()
 		if err = f.Sync(); err != nil {
-			err = fmt.Errorf("fsync: %w", err)
+			err = fmt.Errorf("fsync: %w", bareErr(err))
 		}
 		if obs != nil {
 			obs(time.Since(t0))

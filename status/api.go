@@ -28,13 +28,16 @@ type APIStatus struct {
 	WorkerStates    APIWorkerStates `json:"worker_states"`
 	Slots           int             `json:"slots"` // of the attached workers
 
-	Started     time.Time `json:"started"`
-	WorkDone    float64   `json:"work_done"`  // estimated nodes done by this run
-	WorkTotal   float64   `json:"work_total"` // estimated nodes of this run
-	Fraction    float64   `json:"fraction"`   // work_done / work_total, 0..1
-	NodesPerSec float64   `json:"nodes_per_second"`
-	SolsPerSec  float64   `json:"solutions_per_second"`
-	ETASeconds  *float64  `json:"eta_seconds"` // null while unknown or when done
+	Started   time.Time `json:"started"`
+	WorkDone  float64   `json:"work_done"`  // estimated nodes done by this run
+	WorkTotal float64   `json:"work_total"` // estimated nodes of this run
+	Fraction  float64   `json:"fraction"`   // work done / work total, restored work included, 0..1; never falls on one server
+	// EstimateGrew: the estimate of the total grew, so fraction holds its
+	// highest value rather than fall (the work was not lost).
+	EstimateGrew bool     `json:"estimate_grew,omitempty"`
+	NodesPerSec  float64  `json:"nodes_per_second"`
+	SolsPerSec   float64  `json:"solutions_per_second"`
+	ETASeconds   *float64 `json:"eta_seconds"` // null while unknown or when done
 
 	// Exact repeats the counts as decimal strings: JavaScript reads a JSON
 	// number as a float64, which rounds above 2^53 (N=27's total

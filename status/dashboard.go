@@ -19,7 +19,7 @@ var (
 // the job at once; its script then follows /events.
 func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
-	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	a := h.snapshot()
 	a.TopWorkers(DefaultPageWorkers)
 	if err := dashboardTmpl.Execute(&buf, a); err != nil {
 		h.opts.Log.Warn("dashboard template failed", "error", err)

@@ -46,7 +46,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		return rc.Flush()
 	}
 	status := func() error {
-		a := NewAPIStatus(h.src.Status(), h.opts.Now())
+		a := h.snapshot()
 		a.TopWorkers(rows)
 		if err := sse(w, "status", a); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -64,9 +63,11 @@ type Options struct {
 type handler struct {
 	src     Source
 	opts    Options
-	cookie  [sha256.Size]byte // sha256 of the cookie value that logs in
+	cookie  []byte            // the key that signs login cookies (login.go)
+	logins  loginLimiter      // token guesses per address
 	want    [sha256.Size]byte // sha256 of the token
 	streams chan struct{}     // a slot per open /events stream
+	floor   floor             // the progress shown so far: it never falls
 	mux     *http.ServeMux
 }
 
@@ -92,7 +93,7 @@ func NewHandler(src Source, opts Options) http.Handler {
 	opts.Registry.MustRegister(newCollector(src))
 	h := &handler{src: src, opts: opts, streams: make(chan struct{}, opts.MaxStreams), mux: http.NewServeMux()}
 	h.want = sha256.Sum256([]byte(opts.Token.Reveal()))
-	h.cookie = sha256.Sum256([]byte(cookieValue(opts.Token)))
+	h.cookie = cookieKey(opts.Token)
 	h.routes()
 	return h
 }
@@ -127,13 +128,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// cookieValue is what the login cookie holds: a hash of the token, so the
-// token itself never sits in a browser's cookie jar.
-func cookieValue(t auth.Token) string {
-	s := sha256.Sum256([]byte("nqueens status cookie\x00" + t.Reveal()))
-	return hex.EncodeToString(s[:])
-}
-
 // authorized reports whether r carries the token (bearer or cookie); both
 // sides are hashed before a constant-time compare, so neither the token
 // nor its length leaks through timing.
@@ -146,8 +140,7 @@ func (h *handler) authorized(r *http.Request) bool {
 		return subtle.ConstantTimeCompare(got[:], h.want[:]) == 1
 	}
 	if c, err := r.Cookie(cookieName); err == nil {
-		got := sha256.Sum256([]byte(c.Value))
-		return subtle.ConstantTimeCompare(got[:], h.cookie[:]) == 1
+		return cookieValid(h.cookie, c.Value, h.opts.Now())
 	}
 	return false
 }
@@ -159,6 +152,10 @@ func (h *handler) authorized(r *http.Request) bool {
 func (h *handler) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t := r.URL.Query().Get("token"); t != "" && h.opts.Token.IsSet() {
+			if !h.logins.allow(r.RemoteAddr, h.opts.Now()) {
+				tooMany(w)
+				return
+			}
 			got, want := sha256.Sum256([]byte(t)), h.want
 			if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
 				h.setCookie(w, r)
@@ -184,13 +181,19 @@ func (h *handler) guard(next http.Handler) http.Handler {
 }
 
 func (h *handler) setCookie(w http.ResponseWriter, r *http.Request) {
+	now := h.opts.Now()
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: cookieValue(h.opts.Token), Path: "/",
+		Name: cookieName, Value: cookieValue(h.cookie, now.Add(CookieTTL)), Path: "/",
+		MaxAge: int(CookieTTL.Seconds()), Expires: now.Add(CookieTTL),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
 }
 
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Token.IsSet() && !h.logins.allow(r.RemoteAddr, h.opts.Now()) {
+		tooMany(w)
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "bad form", http.StatusBadRequest)
@@ -223,7 +226,7 @@ func (h *handler) apiStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	a := h.snapshot()
 	if rows >= 0 {
 		a.TopWorkers(rows)
 	}
@@ -290,4 +293,12 @@ type hclogPrinter struct{ log hclog.Logger }
 
 func (p hclogPrinter) Println(v ...any) {
 	p.log.Warn("metrics gathering failed", "error", strings.TrimSpace(fmt.Sprintln(v...)))
+}
+
+// snapshot is the job's status as this server shows it: progress held at
+// its highest so the page, the API and the stream never go backwards.
+func (h *handler) snapshot() APIStatus {
+	a := NewAPIStatus(h.src.Status(), h.opts.Now())
+	a.Fraction, a.EstimateGrew = h.floor.hold(a.Fraction)
+	return a
 }

@@ -160,7 +160,7 @@ func TestToken(t *testing.T) {
 		{"/metrics", []string{"Authorization", "bearer " + tok}, 200},
 		{"/api/status", []string{"Authorization", "Bearer wrong"}, 401},
 		{"/api/status", []string{"Cookie", cookieName + "=" + tok}, 401}, // the cookie is not the token
-		{"/api/status", []string{"Cookie", cookieName + "=" + cookieValue(auth.NewToken(tok))}, 200},
+		{"/api/status", []string{"Cookie", cookieName + "=" + cookieValue(cookieKey(auth.NewToken(tok)), time.Now().Add(time.Hour))}, 200},
 		{"/?token=wrong", nil, http.StatusSeeOther},
 	} {
 		resp, body := get(t, noRedirect, base+tc.path, tc.hdr...)

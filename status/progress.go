@@ -56,6 +56,7 @@ type Progress struct {
 	out      io.Writer
 	mode     ProgressMode
 	interval time.Duration
+	floor    floor // the progress shown so far: it never falls
 
 	mu  sync.Mutex
 	bar *mpb.Progress // while the bar runs, else nil
@@ -118,6 +119,7 @@ func (p *Progress) runLines(ctx context.Context, src Source, log hclog.Logger) {
 			return
 		}
 		e := EstimateOf(s)
+		e.Fraction, _ = p.floor.hold(e.Fraction)
 		eta := "unknown"
 		if e.HasETA {
 			eta = FormatDuration(e.ETA)
@@ -155,7 +157,9 @@ func (p *Progress) runBar(ctx context.Context, src Source) {
 	defer t.Stop()
 	for {
 		s := src.Status()
-		line := strings.Join(BarText(s), "  ")
+		e := EstimateOf(s)
+		e.Fraction, _ = p.floor.hold(e.Fraction)
+		line := strings.Join(barText(s, e), "  ")
 		p.mu.Lock()
 		p.cur = line
 		p.mu.Unlock()
@@ -164,7 +168,7 @@ func (p *Progress) runBar(ctx context.Context, src Source) {
 			mp.Wait()
 			return
 		}
-		bar.SetCurrent(int64(EstimateOf(s).Fraction * barUnits))
+		bar.SetCurrent(int64(e.Fraction * barUnits))
 		select {
 		case <-ctx.Done():
 			bar.Abort(true)
@@ -182,10 +186,14 @@ const minBarCells = 12
 // ETA, solutions, rate, tasks and workers; while a listing is written,
 // that instead.
 func BarText(s coordinator.Status) []string {
+	return barText(s, EstimateOf(s))
+}
+
+// barText is BarText with the estimate e of s (its fraction held).
+func barText(s coordinator.Status, e Estimate) []string {
 	if s.Listing.Writing {
 		return []string{fmt.Sprintf("writing %d/%d solutions", s.Listing.Written, s.Listing.Total)}
 	}
-	e := EstimateOf(s)
 	eta := "?"
 	if e.HasETA {
 		eta = FormatDuration(e.ETA)

@@ -22,8 +22,9 @@ const (
 	// writeTimeout bounds writing a response to a client that stops
 	// reading; /events and pprof lift it for themselves.
 	writeTimeout = 30 * time.Second
-	// idleTimeout closes keep-alive connections nobody uses.
-	idleTimeout = 2 * time.Minute
+	// idleTimeout closes keep-alive connections nobody uses: a page or a
+	// scraper that comes back later opens a new one (issue 23 D2).
+	idleTimeout = 15 * time.Second
 	// maxHeaderBytes bounds a request's headers: a token and a cookie fit
 	// many times over.
 	maxHeaderBytes = 16 << 10
@@ -44,10 +45,16 @@ func Serve(ctx context.Context, addr string, h http.Handler, log hclog.Logger) (
 // ServeTLS is Serve over HTTPS with cfg (auth.ServerTLSConfig: the
 // certificate is re-read when its files change); a nil cfg is plain HTTP.
 func ServeTLS(ctx context.Context, addr string, h http.Handler, log hclog.Logger, cfg *tls.Config) (string, <-chan error, error) {
-	lis, err := net.Listen("tcp", addr)
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}
+	return serveOn(ctx, newConnCap(raw, MaxHTTPConns, MaxHTTPConnsPerAddr), h, log, cfg)
+}
+
+// serveOn is ServeTLS on the capped listener lc.
+func serveOn(ctx context.Context, lc *connCap, h http.Handler, log hclog.Logger, cfg *tls.Config) (string, <-chan error, error) {
+	var lis net.Listener = lc
 	if cfg != nil {
 		cfg = cfg.Clone()
 		cfg.NextProtos = []string{"http/1.1"} // the server speaks HTTP/1.1 on this listener
@@ -63,6 +70,7 @@ func ServeTLS(ctx context.Context, addr string, h http.Handler, log hclog.Logger
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         lc.connState,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 	}

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"sync"
 	"time"
 
 	"github.com/nqueens/nqueens/coordinator"
@@ -25,7 +26,7 @@ type Source interface {
 // from a journal are in neither WorkDone nor the elapsed Busy time, so a
 // resumed run is not credited with work done in no time.
 type Estimate struct {
-	Fraction     float64       // WorkDone / WorkTotal, 0..1 (1 when Done)
+	Fraction     float64       // work done / work total, restored work included, 0..1 (1 when Done)
 	NodesPerSec  float64       // WorkDone / Busy; 0 before any work
 	SolsPerSec   float64       // solutions found per Busy second (see EstimateOf)
 	ETA          time.Duration // time left at NodesPerSec; valid only when HasETA
@@ -47,11 +48,17 @@ type Estimate struct {
 func EstimateOf(s coordinator.Status) Estimate {
 	e := Estimate{BusySeconds: s.Busy.Seconds(), WorkDone: s.WorkDone, WorkTotal: s.WorkTotal}
 	e.RemainingWrk = max(s.WorkTotal-s.WorkDone, 0)
+	// The fraction counts restored work as done (its nodes are in the
+	// summary's, not in WorkDone): a resumed run does not start again at 0%.
+	restored := 0.0
+	if s.Restored > 0 {
+		restored = max(float64(s.Summary.Nodes)-s.WorkDone, 0)
+	}
 	switch {
 	case s.Done:
 		e.Fraction = 1
-	case s.WorkTotal > 0:
-		e.Fraction = min(max(s.WorkDone/s.WorkTotal, 0), 1)
+	case s.WorkTotal+restored > 0:
+		e.Fraction = min(max((s.WorkDone+restored)/(s.WorkTotal+restored), 0), 1)
 	}
 	if e.BusySeconds > 0 && s.WorkDone > 0 {
 		e.NodesPerSec = s.WorkDone / e.BusySeconds
@@ -85,4 +92,25 @@ func workerRate(w coordinator.WorkerStatus, now time.Time) float64 {
 		return 0
 	}
 	return float64(w.Nodes) / d
+}
+
+// floor keeps the progress one display shows from going backwards: the
+// estimate of the total grows as big tasks report their nodes, and a
+// fraction that falls would read as lost work (issue 23, D11). A display
+// holds one and passes each fraction through it.
+type floor struct {
+	mu   sync.Mutex
+	high float64
+}
+
+// hold returns f, or the highest fraction seen when f is below it, and
+// whether it held (the estimate of the total grew).
+func (fl *floor) hold(f float64) (float64, bool) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if f < fl.high {
+		return fl.high, true
+	}
+	fl.high = f
+	return f, false
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/loglimit"
 	"github.com/nqueens/nqueens/internal/version"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -95,7 +96,7 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 	case errors.Is(err, ErrJoin):
 		return nil, err // refused: attempt said why
 	}
-	return nil, fmt.Errorf("%w at %s %s: %s", ErrJoin, cfg.Join, within, status.Convert(err).Message())
+	return nil, fmt.Errorf("%w at %s %s: %s", ErrJoin, cfg.Join, within, loglimit.Text(status.Convert(err).Message()))
 }
 
 // attempt makes one Join call. Its error is the status to retry on, or a
@@ -121,7 +122,7 @@ func (j *joiner) attempt(ctx context.Context) (*nqueenspb.JoinResponse, error) {
 	case code == codes.Unavailable, code == codes.DeadlineExceeded, code == codes.ResourceExhausted:
 		return nil, err
 	default:
-		msg := status.Convert(err).Message()
+		msg := loglimit.Text(status.Convert(err).Message())
 		j.log.Error("join refused", "addr", j.cfg.Join, "code", code.String(), "error", msg)
 		return nil, backoff.Permanent(fmt.Errorf("%w at %s: %w: %s", ErrJoin, j.cfg.Join, ErrRefused, msg))
 	}
@@ -131,7 +132,7 @@ func (j *joiner) attempt(ctx context.Context) (*nqueenspb.JoinResponse, error) {
 // first time, then at most every waitLogEvery) so that an operator sees
 // what a worker that has not joined yet is waiting for.
 func (j *joiner) waiting(err error, pause time.Duration) {
-	msg := status.Convert(err).Message()
+	msg := loglimit.Text(status.Convert(err).Message())
 	j.log.Debug("join failed; retrying", "attempt", j.attempts, "error", msg, "pause", pause)
 	every := waitLogEvery
 	if j.cfg.Stay {

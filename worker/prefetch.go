@@ -31,6 +31,7 @@ type prefetch struct {
 	rtt     float64              // mean Result-to-Ack time, seconds (0: none yet)
 	sent    map[uint64]time.Time // task key -> when its Result was queued
 	granted int                  // credits granted and not yet given back by a finished lease
+	held    int                  // leases assigned and not yet finished: never more than granted
 }
 
 func newPrefetch(slots, min int) *prefetch {
@@ -59,9 +60,23 @@ func (p *prefetch) done(d time.Duration) int {
 		p.task = ewma(p.task, d.Seconds())
 	}
 	p.granted--
+	p.held--
 	give := max(0, p.slots+p.reserveLocked()-p.granted)
 	p.granted += give
 	return give
+}
+
+// lease takes n credits for n new leases; it reports false, taking none,
+// when they would be more than the credits granted: a coordinator that
+// assigns beyond them would make the worker run without bound (issue 23 D1).
+func (p *prefetch) lease(n int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n > p.granted-p.held {
+		return false
+	}
+	p.held += n
+	return true
 }
 
 // resultSent notes when the Result of the task with key k was queued.

@@ -3,12 +3,14 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nqueens/nqueens/internal/loglimit"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -47,6 +49,7 @@ type session struct {
 	batches bool                        // the coordinator reads ResultBatch
 	plan    solver.Plan                 // the job's plan, for runs of tasks (runs.go); zero: no runs
 	join    *joinTasks                  // a join job's plan and counters (jointask.go); nil for other jobs
+	peer    *loglimit.Limiter           // the lines the coordinator can cause at will
 
 	mu    sync.Mutex
 	tasks map[uint64]context.CancelFunc // guarded by mu: the leases held, by id
@@ -68,11 +71,12 @@ type recv struct {
 // the worker (or ctx ended and the leases were handed back), and the
 // stream's error otherwise. Every goroutine of the session has ended when
 // it returns.
-func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, plan solver.Plan, log hclog.Logger) (done bool, err error) {
+func work(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nqueenspb.JoinResponse, plan solver.Plan, log hclog.Logger, peer *loglimit.Limiter) (done bool, err error) {
 	s, err := openSession(client, cfg, jr, plan, log)
 	if err != nil {
 		return false, err
 	}
+	s.peer = peer
 	defer s.close()
 	return s.serve(ctx)
 }
@@ -147,7 +151,12 @@ func (s *session) serve(ctx context.Context) (done bool, err error) {
 				}
 				return false, r.err
 			}
-			if s.handle(ctx, r.m) {
+			drained, err := s.handle(ctx, r.m)
+			if err != nil {
+				s.finish(false)
+				return false, err
+			}
+			if drained {
 				s.finish(false)
 				s.awaitEnd()
 				return true, nil
@@ -156,13 +165,21 @@ func (s *session) serve(ctx context.Context) (done bool, err error) {
 	}
 }
 
-// handle acts on one message; it reports true for a Drain.
-func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (drained bool) {
+// handle acts on one message; it reports true for a Drain, and an
+// ErrProtocol error for Assigns beyond the credits granted.
+func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (drained bool, err error) {
 	switch m := m.GetMsg().(type) {
 	case *nqueenspb.WorkResponse_Assign:
+		if !s.pf.lease(1) {
+			return false, s.overCredits(1)
+		}
 		s.startTask(ctx, m.Assign)
 	case *nqueenspb.WorkResponse_AssignBatch:
-		for _, a := range m.AssignBatch.GetAssigns() {
+		as := m.AssignBatch.GetAssigns()
+		if !s.pf.lease(len(as)) {
+			return false, s.overCredits(len(as))
+		}
+		for _, a := range as {
 			s.startTask(ctx, a)
 		}
 	case *nqueenspb.WorkResponse_Cancel:
@@ -171,7 +188,7 @@ func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (draine
 			cancel()
 		}
 		s.mu.Unlock()
-		s.log.Debug("task cancelled", "task", m.Cancel.GetTaskId().GetIndex(), "reason", m.Cancel.GetReason())
+		s.peer.Log(hclog.Debug, "task cancelled", "task", m.Cancel.GetTaskId().GetIndex(), "reason", loglimit.Text(m.Cancel.GetReason()))
 	case *nqueenspb.WorkResponse_Ack:
 		s.ack(m.Ack)
 	case *nqueenspb.WorkResponse_AckBatch:
@@ -179,10 +196,17 @@ func (s *session) handle(ctx context.Context, m *nqueenspb.WorkResponse) (draine
 			s.ack(a)
 		}
 	case *nqueenspb.WorkResponse_Drain:
-		info(s.cfg, s.log)("drained by coordinator", "reason", m.Drain.GetReason())
-		return true
+		info(s.cfg, s.log)("drained by coordinator", "reason", loglimit.Text(m.Drain.GetReason()))
+		return true, nil
 	}
-	return false
+	return false, nil
+}
+
+// overCredits is the error for n Assigns beyond the credits granted.
+func (s *session) overCredits(n int) error {
+	s.pf.mu.Lock()
+	defer s.pf.mu.Unlock()
+	return fmt.Errorf("%w: %d new lease(s) with %d held of %d credits granted", ErrProtocol, n, s.pf.held, s.pf.granted)
 }
 
 // ack takes the coordinator's answer to a Result.
@@ -191,7 +215,7 @@ func (s *session) ack(a *nqueenspb.Ack) {
 	switch a.GetOutcome() {
 	case nqueenspb.Ack_OUTCOME_COMMITTED, nqueenspb.Ack_OUTCOME_VERIFIED, nqueenspb.Ack_OUTCOME_DUPLICATE:
 	default:
-		s.log.Warn("result not committed", "task", a.GetTaskId().GetIndex(), "outcome", a.GetOutcome().String(), "reason", a.GetReason())
+		s.peer.Log(hclog.Warn, "result not committed", "task", a.GetTaskId().GetIndex(), "outcome", a.GetOutcome().String(), "reason", loglimit.Text(a.GetReason()))
 	}
 }
 
@@ -246,7 +270,7 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 	s.mu.Unlock()
 	if still && ctx.Err() == nil {
 		if res.GetFailure() != "" {
-			s.log.Error("task failed", "task", a.GetTaskId().GetIndex(), "error", res.GetFailure())
+			s.peer.Log(hclog.Error, "task failed", "task", a.GetTaskId().GetIndex(), "error", loglimit.Text(res.GetFailure()))
 		}
 		s.pf.resultSent(uint64(a.GetTaskId().GetIndex()))
 		if !s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: res}}) {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
+	"github.com/nqueens/nqueens/internal/loglimit"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -186,6 +187,12 @@ var ErrJoin = errors.New("cannot join coordinator")
 // worker sent: that is retried.
 var ErrRefused = errors.New("refused by the coordinator")
 
+// ErrProtocol marks a coordinator that broke the protocol, such as
+// Assigns beyond the credits the worker granted: the worker stops rather
+// than join again, since a coordinator (or a link) that does this once
+// would do it again.
+var ErrProtocol = errors.New("the coordinator broke the protocol")
+
 // refused reports whether a Work stream ended with a status that names
 // the worker's own fault rather than the network's or the coordinator's.
 // FailedPrecondition is not one: the coordinator may have forgotten the
@@ -224,6 +231,8 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
 	var plans planCache
+	peer := loglimit.New(log, nil) // for the whole Run: joining again does not reset it
+	defer peer.Flush()
 	for {
 		jr, err := join(ctx, client, cfg, log)
 		if err != nil {
@@ -239,7 +248,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 			plan, _ = plans.runPlan(jr.GetJob())
 		}
 		cfg.Stats.setJoined(true)
-		done, err := work(ctx, client, cfg, jr, plan, log)
+		done, err := work(ctx, client, cfg, jr, plan, log, peer)
 		cfg.Stats.setJoined(false)
 		if ctx.Err() != nil || (done && !cfg.Stay) {
 			return nil
@@ -251,9 +260,12 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 			}
 			continue
 		}
-		if refused(err) {
-			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, status.Convert(err).Message())
+		if errors.Is(err, ErrProtocol) {
+			return err
 		}
-		log.Info("work stream broken; joining again", "error", err)
+		if refused(err) {
+			return fmt.Errorf("%w: the coordinator ended the work stream: %s", ErrRefused, loglimit.Text(status.Convert(err).Message()))
+		}
+		log.Info("work stream broken; joining again", "error", loglimit.Text(err.Error()))
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nqueens/nqueens/journal"
 )
 
 // Named timeouts of the end-to-end test.
@@ -332,16 +334,24 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &lineWatcher{}
-	progressed := logs.on(`progress: tasks_done=([1-9]\d{2,})`)
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer first.Process.Kill()
 	go logs.run(cerr)
-	select {
-	case <-progressed:
-	case <-time.After(e2eTimeout):
-		t.Fatalf("no progress:\n%s", logs)
+	// Kill only once the journal holds a commit: a progress count says
+	// tasks were done, not that any is durable yet (issue 23, D10).
+	if !journalHolds(state, e2eTimeout) {
+		t.Fatalf("the journal held no commit within %v:\n%s", e2eTimeout, logs)
+	}
+	// A commit counts in the progress line before its fsync: kill only
+	// once the journal holds one, or the resume may find nothing to keep.
+	deadline := time.Now().Add(e2eTimeout)
+	for rp, err := journal.Read(state); err != nil || len(rp.Records) == 0; rp, err = journal.Read(state) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no commit in the journal (%v):\n%s", err, logs)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
@@ -369,4 +379,15 @@ func TestResumeAfterKill(t *testing.T) {
 	if m == nil || m[1] == "0" {
 		t.Errorf("the resumed run restored no committed task:\n%s", stderr.String())
 	}
+}
+
+// journalHolds waits until the journal at path holds a committed result,
+// reading it as a resume would, at most d.
+func journalHolds(path string, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if rp, err := journal.Read(path); err == nil && len(rp.Records) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -74,6 +74,10 @@ func exportMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordinator export: --format %q: want csv or jsonl\n", *format)
 		return 2
 	}
+	if err := regularState(*state); err != nil {
+		fmt.Fprintf(stderr, "coordinator export: %v\n", err)
+		return 2
+	}
 	rows, warn, err := exportRows(*state)
 	if err != nil {
 		fmt.Fprintf(stderr, "coordinator export: %v\n", err)

@@ -46,7 +46,6 @@ func TestResumeSpellings(t *testing.T) {
 		{[]string{"--n", "8", "--state", missing, "--resume=auto"}, resumeAuto, false},
 		{[]string{"--n", "8", "--resume", "auto", "--state", missing}, resumeAuto, false},
 		{[]string{"--n", "8", "--state", empty, "--resume=auto"}, resumeAuto, false},
-		{[]string{"--n", "8", "--state", dir, "--resume=auto"}, resumeAuto, true}, // not a journal: resumeFrom refuses it
 		{[]string{"--state", held, "--resume=auto", "--resume=false", "--n", "8"}, resumeOff, false},
 	} {
 		_, lo, err := parseFlags(tc.args, io.Discard, io.Discard)
@@ -141,7 +140,7 @@ func TestResumeAuto(t *testing.T) {
 	}
 	foreign := append(args(fresh), "--n", "11")
 	checkUsage(t, foreign, "--n 11 contradicts --state "+fresh+", which holds n=12 (drop --n to resume it)")
-	checkUsage(t, args(dir), "--resume: journal "+dir+": read: is a directory")
+	checkUsage(t, args(dir), "--state "+dir+" is not a regular file (a directory): give the path of a journal file")
 }
 
 // checkCount runs the command, which must exit 0 with the exact count in

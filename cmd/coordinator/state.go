@@ -86,14 +86,6 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		} else if c != nil {
 			log.Info("journal compacted", "bytes_before", c.Before, "bytes_after", c.After)
 		}
-		restored, err := restorable(j, p.N, rp.Results(), log)
-		if err == nil {
-			err = rp.Err() // the results ended early
-		}
-		if err != nil { // like a corrupt journal: the state file cannot be resumed
-			j.Close()
-			return none, fmt.Errorf("%w: --resume refused: %s: %v", coordinator.ErrUsage, path, err)
-		}
 		splits := make([]coordinator.Split, len(rp.Splits))
 		for i, sp := range rp.Splits {
 			splits[i] = coordinator.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count}
@@ -101,33 +93,20 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		log.Info("resuming", "state", path, "committed_tasks", j.Len(), "tasks", p.Len(), "splits", len(splits))
 		j.ObserveSync(onSync)
 		*opened = j
-		return coordinator.Resumed{Journal: journalCommits{j}, Results: restored, Splits: splits, ReadErr: rp.Err}, nil
+		return coordinator.Resumed{Journal: journalCommits{j}, Results: results(rp.Results()), Splits: splits, ReadErr: rp.Err}, nil
 	}
 }
 
-// restorable returns the journal's results a resume may restore: the
-// workers that committed an impossible count are distrusted in the
-// journal and their tasks computed again (issue 12, D8). It reads records
-// as it goes, and so does what it returns.
-func restorable(j *journal.Journal, n int, records iter.Seq[journal.Record], log hclog.Logger) (iter.Seq[coordinator.JournalResult], error) {
-	results := func(yield func(coordinator.JournalResult) bool) {
+// results converts the journal's records to the results New restores; it
+// reads them as it goes.
+func results(records iter.Seq[journal.Record]) iter.Seq[coordinator.JournalResult] {
+	return func(yield func(coordinator.JournalResult) bool) {
 		for r := range records {
 			if !yield(coordinator.JournalResult{Index: r.Index, Counts: solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}, Worker: r.Worker}) {
 				return
 			}
 		}
 	}
-	restored, bad, err := coordinator.Restorable(n, results)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range bad {
-		log.Warn("journal records of a worker that committed an impossible count dropped; its tasks are computed again", "worker_key", fmt.Sprintf("%x", w))
-		if err := j.Distrust(w); err != nil {
-			return nil, err
-		}
-	}
-	return restored, nil
 }
 
 // inUse is the usage error for a --state another coordinator holds.
@@ -143,6 +122,9 @@ func inUse(path string) error {
 // resumeFrom refuses it with one line rather than a new job replacing it.
 func resolveResume(lo *logOptions) error {
 	lo.resume = lo.resumeMode == resumeOn
+	if err := regularState(lo.state); err != nil {
+		return err
+	}
 	if lo.resumeMode != resumeAuto || lo.state == "" {
 		return nil // --resume without --state is refused with the other combinations
 	}
@@ -153,8 +135,38 @@ func resolveResume(lo *logOptions) error {
 	case err != nil:
 		return fmt.Errorf("--resume=auto: %v", err)
 	}
-	lo.resume = !fi.Mode().IsRegular() || fi.Size() > 0
+	lo.resume = fi.Size() > 0
 	return nil
+}
+
+// regularState refuses a --state that exists and is not a regular file:
+// a FIFO would block the first read of it for ever, and the coordinator
+// with it, deaf to SIGTERM (issue 23 D6); a directory or a device is no
+// journal either. A symbolic link to a regular file is fine.
+func regularState(path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path) // does not open it: never blocks
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // a missing file is created or reported later
+	}
+	return fmt.Errorf("--state %s is not a regular file (%s): give the path of a journal file", path, kindOfFile(fi.Mode()))
+}
+
+// kindOfFile names a file's type for an error line.
+func kindOfFile(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // resumeFrom fills in N, depth and kind for --resume from the journal's

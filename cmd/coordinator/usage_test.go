@@ -204,7 +204,7 @@ func TestResumeTakesThePlan(t *testing.T) {
 	}
 	checkUsage(t, []string{"--resume", "--state", listing}, "--state "+listing+" holds a listing (kind all): resume it with the same --solutions, --png, --svg or --sheet flags")
 	checkUsage(t, []string{"--resume", "--state", listing, "--unique", "--solutions", "-"}, "--state "+listing+" holds a listing of kind all, these flags ask for kind unique (check --unique)")
-	checkUsage(t, []string{"--resume", "--state", dir}, "--resume: journal "+dir+": read: is a directory")
+	checkUsage(t, []string{"--resume", "--state", dir}, "--state "+dir+" is not a regular file (a directory): give the path of a journal file")
 	missing := filepath.Join(dir, "none.state")
 	checkUsage(t, []string{"--resume", "--state", missing}, "--resume: --state "+missing+" does not exist (start the job without --resume)")
 	checkUsage(t, []string{"--n", "8", "--resume", "--state", missing}, "--resume: --state "+missing+" does not exist (start the job without --resume)")

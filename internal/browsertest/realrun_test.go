@@ -124,15 +124,11 @@ func TestDashboardRealRun(t *testing.T) {
 	checkSeen(t, seen)
 }
 
-// maxSetback is how many percentage points #pct may fall between two
-// renders: the work estimate's total grows as tasks of a group are
-// measured (coordinator's workEstimate); runs of N=15 dip by under 2.
-const maxSetback = 5.0
-
 // checkSeen checks what the page showed during the run: two rows, each a
 // worker's name over its loopback address, and progress that rose through
-// at least one value strictly between 0% and 100%, rising but for small
-// setbacks of the estimate.
+// at least one value strictly between 0% and 100%, never falling: the
+// server holds its highest fraction when the estimate of the total grows
+// (issue 23 D11: 50.1% fell to 43.6% here).
 func checkSeen(t *testing.T, seen seenOnPage) {
 	t.Helper()
 	if seen.Rows != 2 || len(seen.Names) != 2 {
@@ -153,9 +149,7 @@ func checkSeen(t *testing.T, seen seenOnPage) {
 	}
 	between := 0
 	for i, v := range pcts {
-		// The total is an estimate that grows when a big task's nodes come
-		// in, so the fraction may step back a little, never far.
-		if i > 0 && v < pcts[i-1]-maxSetback {
+		if i > 0 && v < pcts[i-1] {
 			t.Errorf("progress went back from %v%% to %v%% (all: %q)", pcts[i-1], v, seen.Pct)
 		}
 		if v > 0 && v < 100 {

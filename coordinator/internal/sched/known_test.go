@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"testing"
@@ -43,7 +43,7 @@ func TestKnownCountsBound(t *testing.T) {
 // TestCountsOverflowFails: a sum that would pass 2^64 fails the job
 // instead of wrapping (the running sums are the result).
 func TestCountsOverflowFails(t *testing.T) {
-	s := newScheduler(schedOptions{Plan: solver.Plan{N: 28, Tasks: []solver.Task{{}, {Index: 1}}}})
+	s := NewScheduler(Options{Plan: solver.Plan{N: 28, Tasks: []solver.Task{{}, {Index: 1}}}})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.addLocked(solver.Counts{Total: 1 << 63, Unique: 1}, 1)

@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Verification (--verify-fraction F, issue 6). After a task commits, a
+// Verification (--verify-fraction F). After a task commits, a
 // random fraction F of the committed tasks is computed again on a
 // different worker. A disagreement is settled by the coordinator itself:
 // it recomputes the task (solver.CountTask, the truth), keeps the true
@@ -32,7 +32,7 @@ const (
 
 // sampleLocked decides whether a freshly committed task is verified; a
 // sampled task's counts c are kept until it is.
-func (s *scheduler) sampleLocked(idx int, c solver.Counts) {
+func (s *Scheduler) sampleLocked(idx int, c solver.Counts) {
 	if s.opt.VerifyFraction <= 0 || s.tasks[idx].committer() == 0 {
 		return
 	}
@@ -50,7 +50,7 @@ func (s *scheduler) sampleLocked(idx int, c solver.Counts) {
 //
 // A worker that joined after the sampling verifies like any other; one
 // that is alone leaves its own tasks to verifyLocallyLocked.
-func (s *scheduler) popVerifyLocked(sess *session) (int, bool) {
+func (s *Scheduler) popVerifyLocked(sess *Session) (int, bool) {
 	for i, idx := range s.verifyQ {
 		t := &s.tasks[idx]
 		if t.verify != verifyQueued || !t.is(taskCommitted) {
@@ -69,7 +69,7 @@ func (s *scheduler) popVerifyLocked(sess *session) (int, bool) {
 // verifications that no attached worker can take (every attached worker is
 // the task's committer), once no ordinary task waits to be leased: until
 // then another worker may still join.
-func (s *scheduler) verifyLocallyLocked() {
+func (s *Scheduler) verifyLocallyLocked() {
 	if len(s.verifyQ) == 0 || s.err != nil || s.retry.Len() > 0 || s.next < s.sp.base {
 		return
 	}
@@ -98,7 +98,7 @@ func (s *scheduler) verifyLocallyLocked() {
 
 // startTruthLocked recomputes task idx on the coordinator, then settles it:
 // verifier (nil for a local verification) reported got.
-func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Counts) {
+func (s *Scheduler) startTruthLocked(idx int, verifier *Session, got solver.Counts) {
 	task := solver.Task{Index: idx, Prefix: s.prefixLocked(idx)}
 	n := s.plan.N
 	s.truths.Add(1)
@@ -127,25 +127,25 @@ func (s *scheduler) startTruthLocked(idx int, verifier *session, got solver.Coun
 }
 
 // verifyResultLocked handles the Result of a verification lease.
-func (s *scheduler) verifyResultLocked(sess *session, idx int, got solver.Counts) verdict {
+func (s *Scheduler) verifyResultLocked(sess *Session, idx int, got solver.Counts) Verdict {
 	t := &s.tasks[idx]
 	c, _ := s.known.get(idx) // pinned while it is sampled
 	if got.Total == c.Total && got.Unique == c.Unique {
 		s.stats.Verified++
 		s.doneVerifyLocked(idx)
-		return verdict{outcome: OutcomeVerified}
+		return Verdict{Outcome: OutcomeVerified}
 	}
 	s.stats.Conflicts++
 	s.log.Error("verification disagrees; recomputing on the coordinator", "task", idx, "worker_id", sess.id,
 		"committed_total", c.Total, "got_total", got.Total)
 	t.verify = verifyLocal
 	s.startTruthLocked(idx, sess, got)
-	return verdict{outcome: OutcomeConflict, reason: "verification disagrees with the committed result"}
+	return Verdict{Outcome: OutcomeConflict, Reason: "verification disagrees with the committed result"}
 }
 
 // settleLocked applies the truth about task idx: every session that
 // reported otherwise is quarantined.
-func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session, got solver.Counts) {
+func (s *Scheduler) settleLocked(idx int, truth solver.Counts, verifier *Session, got solver.Counts) {
 	t := &s.tasks[idx]
 	if !t.is(taskCommitted) || t.verify != verifyLocal {
 		return // uncommitted meanwhile (its committer was quarantined)
@@ -174,7 +174,7 @@ func (s *scheduler) settleLocked(idx int, truth solver.Counts, verifier *session
 }
 
 // doneVerifyLocked marks a sampled task verified.
-func (s *scheduler) doneVerifyLocked(idx int) {
+func (s *Scheduler) doneVerifyLocked(idx int) {
 	if s.tasks[idx].verify != verifyNone {
 		s.tasks[idx].verify = verifyNone
 		s.pendingVerify--
@@ -186,7 +186,7 @@ func (s *scheduler) doneVerifyLocked(idx int) {
 
 // quarantineLocked disconnects a worker caught reporting wrong counts and
 // sends every other task it committed back to the queue.
-func (s *scheduler) quarantineLocked(sess *session, reason string) {
+func (s *Scheduler) quarantineLocked(sess *Session, reason string) {
 	if sess.quarantined {
 		return
 	}
@@ -206,7 +206,7 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 	}
 	s.uncommitAllLocked(sess)
 
-	sess.out.drain("quarantined: " + reason)
+	sess.out.Drain("quarantined: " + reason)
 	s.dispatchLocked()
 }
 
@@ -214,7 +214,7 @@ func (s *scheduler) quarantineLocked(sess *session, reason string) {
 // takes its counts out of the sums. The tasks' own counts are not kept,
 // so the work estimate takes back the session's mean nodes per task for
 // each one whose counts are gone.
-func (s *scheduler) uncommitAllLocked(sess *session) {
+func (s *Scheduler) uncommitAllLocked(sess *Session) {
 	if sess.serial == 0 || s.committers[sess.serial] != sess {
 		return // it committed nothing
 	}
@@ -247,7 +247,7 @@ func (s *scheduler) uncommitAllLocked(sess *session) {
 			t.verify = verifyNone
 			s.pendingVerify--
 		}
-		if !t.is(taskQueued) && s.running[i] == nil {
+		if !t.is(taskQueued) && s.holder[i] == nil {
 			s.retryPushLocked(i)
 		}
 	}

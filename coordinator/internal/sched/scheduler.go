@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"container/heap"
@@ -23,11 +23,12 @@ type Clock interface {
 	Now() time.Time
 }
 
-type realClock struct{}
+// RealClock is the wall clock.
+type RealClock struct{}
 
-func (realClock) Now() time.Time { return time.Now() }
+func (RealClock) Now() time.Time { return time.Now() }
 
-// Journal makes commits durable (issue 6). Commit is called once per
+// Journal makes commits durable. Commit is called once per
 // committed task, under the scheduler's lock, with the committer's session
 // key: it queues the record and must not wait for the disk. Sync returns
 // once every record queued so far is durable; it is called outside the
@@ -87,7 +88,7 @@ type Assignment struct {
 	Deadline time.Time
 }
 
-// Outcome is the scheduler's verdict on a result; server.go maps it to the
+// Outcome is the scheduler's verdict on a result; package coordinator maps it to the
 // wire's Ack outcome.
 type Outcome uint8
 
@@ -100,21 +101,21 @@ const (
 	OutcomeVerified                     // a verification that agrees
 )
 
-// mailbox carries a session's messages to its worker: server.go's outbox
+// Mailbox carries a session's messages to its worker: package coordinator's outbox
 // turns them into wire messages for the session's one sender goroutine.
 // The scheduler calls it under its lock, so no method may block.
-type mailbox interface {
-	assign(a Assignment)
-	cancel(lease uint64, task TaskID, reason string)
-	drain(reason string)
-	close()
+type Mailbox interface {
+	Assign(a Assignment)
+	Cancel(lease uint64, task TaskID, reason string)
+	Drain(reason string)
+	Close()
 }
 
-// listingPublisher takes the spilled solutions of committed listing tasks
+// ListingPublisher takes the spilled solutions of committed listing tasks
 // (package listing): add hands over a committed attempt's spill file,
 // revoke takes a task back (a quarantine). The scheduler calls them under
 // its lock, so they must not block.
-type listingPublisher interface {
+type ListingPublisher interface {
 	Add(index int, path string)
 	Revoke(index int)
 	Grow(tasks int)
@@ -123,7 +124,7 @@ type listingPublisher interface {
 // cause says why a lease ended without a result. Only a failure reported
 // by the solver itself counts toward a task's retry cap: a broken stream,
 // an expiry or a rejection is the worker's or the network's fault, never
-// the task's (issue 12, D7).
+// the task's.
 type cause uint8
 
 const (
@@ -143,7 +144,7 @@ type lease struct {
 	id       uint64
 	task     int // the task, or the run's first
 	run      int // the tasks it covers (1 but for a run)
-	sess     *session
+	sess     *Session
 	deadline time.Time
 	start    time.Time // when it was granted
 	live     bool      // false once taken back or finished; kept a while for late results
@@ -153,10 +154,10 @@ type lease struct {
 // taskState is the scheduler's record of one task of the plan: 6 bytes
 // of bytes (no padding) and no pointer, so a job of 10^7 tasks keeps 60
 // MB, outside the heap (package offheap), whose pages stay untouched
-// until tasks reach them (issue 11). A task's counts are not kept: the
+// until tasks reach them. A task's counts are not kept: the
 // running sums hold them (a session's, for a quarantine), and
 // knownCounts those of the sampled and recent commits, for verification
-// and conflicts. Its live lease is in scheduler.running; a child's depth
+// and conflicts. Its live lease is in scheduler.holder; a child's depth
 // is in its split record (split.go).
 type taskState struct {
 	by     [4]byte     // committer, little-endian: see committer
@@ -194,8 +195,8 @@ func (t *taskState) set(f taskFlags, on bool) {
 	}
 }
 
-// schedOptions is everything a scheduler depends on.
-type schedOptions struct {
+// Options is everything a scheduler depends on.
+type Options struct {
 	Plan        solver.Plan
 	Lease       time.Duration // how long a silent worker keeps a task
 	Sweep       time.Duration // how often run looks for expired leases
@@ -204,7 +205,7 @@ type schedOptions struct {
 	Clock       Clock
 	Log         hclog.Logger
 	Journal     Journal          // nil: commits live in memory only
-	Listing     listingPublisher // nil unless Want
+	Listing     ListingPublisher // nil unless Want
 	// VerifyFraction of the committed tasks is computed again elsewhere.
 	VerifyFraction float64
 	// TaskTarget is the task duration splitting aims at (split.go);
@@ -215,20 +216,19 @@ type schedOptions struct {
 	// maxTasks (tests).
 	testBoardSeconds float64
 	testMaxTasks     int
-	MessageRate      float64 // Work messages per second per worker (limits.go)
-	MaxSessions      int     // joined workers at most (maxSessions)
+	MaxSessions      int // joined workers at most (DefaultMaxSessions)
 	// Done is closed when every task is committed (and verified) or the
 	// job failed; nil makes one. The job shares it with the listing.
 	Done chan struct{}
 }
 
-// scheduler owns the job's bookkeeping: which task is queued, leased to
+// Scheduler owns the job's bookkeeping: which task is queued, leased to
 // whom until when, or committed with which counts. It speaks plain Go
-// types; server.go converts to and from the wire. Every method takes mu;
+// types; package coordinator converts to and from the wire. Every method takes mu;
 // nothing in it blocks on the network (messages to workers go to
 // mailboxes that sender goroutines drain).
-type scheduler struct {
-	opt         schedOptions
+type Scheduler struct {
+	opt         Options
 	plan        solver.Plan
 	fingerprint uint64
 	log         hclog.Logger
@@ -238,19 +238,19 @@ type scheduler struct {
 
 	runsOK bool // the job may lease runs (runs.go): counting, no listing
 
-	mu sync.Mutex
+	mu guard
 	// mu guards every field below.
 	tasks         []taskState
-	running       map[int]*lease      // task -> its live lease (not a verification, nor a run)
+	holder        map[int]*lease      // task -> the live lease that covers it (a run's for each of its tasks; not a verification)
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
-	committers    map[uint32]*session // sessions with a commit, by serial
+	committers    map[uint32]*Session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
 	retry         readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
 	next          int                 // the plan's next task never leased
 	sp            splitter            // the splits (split.go)
 	liveSlots     int                 // slots of the attached sessions
-	sessions      map[string]*session // joined workers by id
-	hungry        map[*session]bool   // attached sessions with credits: the ones dispatch serves
+	sessions      map[string]*Session // joined workers by id
+	hungry        map[*Session]bool   // attached sessions with credits: the ones dispatch serves
 	attached      int                 // sessions with a stream
 	leases        map[uint64]*lease   // live leases, and the recent ended ones in ended
 	ended         leaseRing           // recently ended leases, for late results
@@ -273,11 +273,11 @@ type scheduler struct {
 	done          chan struct{}
 }
 
-// newScheduler makes a scheduler for opt.Plan; opt's zero fields take the
+// NewScheduler makes a scheduler for opt.Plan; opt's zero fields take the
 // command line's defaults.
-func newScheduler(opt schedOptions) *scheduler {
+func NewScheduler(opt Options) *Scheduler {
 	if opt.Clock == nil {
-		opt.Clock = realClock{}
+		opt.Clock = RealClock{}
 	}
 	if opt.Log == nil {
 		opt.Log = hclog.NewNullLogger()
@@ -291,25 +291,22 @@ func newScheduler(opt schedOptions) *scheduler {
 	if opt.MaxAttempts <= 0 {
 		opt.MaxAttempts = DefaultMaxAttempts
 	}
-	if opt.MessageRate <= 0 {
-		opt.MessageRate = DefaultMessageRate
-	}
 	if opt.MaxSessions <= 0 {
-		opt.MaxSessions = maxSessions
+		opt.MaxSessions = DefaultMaxSessions
 	}
-	s := &scheduler{
+	s := &Scheduler{
 		opt:         opt,
 		plan:        opt.Plan,
 		fingerprint: opt.Plan.Fingerprint(),
 		log:         opt.Log,
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
 		runsOK:      opt.Plan.Kind == solver.KindCount && !opt.Want,
-		running:     make(map[int]*lease),
+		holder:      make(map[int]*lease),
 		known:       newKnownCounts(),
-		committers:  make(map[uint32]*session),
+		committers:  make(map[uint32]*Session),
 		failedOn:    make(map[int][]string),
-		sessions:    make(map[string]*session),
-		hungry:      make(map[*session]bool),
+		sessions:    make(map[string]*Session),
+		hungry:      make(map[*Session]bool),
 		leases:      make(map[uint64]*lease),
 		done:        opt.Done,
 	}
@@ -327,8 +324,8 @@ func newScheduler(opt schedOptions) *scheduler {
 	return s
 }
 
-// run looks for expired leases every Sweep until ctx ends.
-func (s *scheduler) run(ctx context.Context) {
+// Run looks for expired leases every Sweep until ctx ends.
+func (s *Scheduler) Run(ctx context.Context) {
 	t := time.NewTicker(s.opt.Sweep)
 	defer t.Stop()
 	for {
@@ -341,21 +338,21 @@ func (s *scheduler) run(ctx context.Context) {
 	}
 }
 
-// wait returns once every journal commit and every recomputation of the
+// Wait returns once every journal commit and every recomputation of the
 // coordinator's own has ended: after it, the committed set is final.
-func (s *scheduler) wait() {
+func (s *Scheduler) Wait() {
 	s.journaling.Wait()
 	s.truths.Wait()
 }
 
-// finished is closed when every task is committed (and verified) or the
+// Finished is closed when every task is committed (and verified) or the
 // job failed.
-func (s *scheduler) finished() <-chan struct{} { return s.done }
+func (s *Scheduler) Finished() <-chan struct{} { return s.done }
 
-// session is one joined worker, as the scheduler sees it. Its fields are
+// Session is one joined worker, as the scheduler sees it. Its fields are
 // guarded by scheduler.mu, except lastSeen (atomic: stamped on every
-// message without the lock) and limit (its own lock).
-type session struct {
+// message without the lock) and warns (its own lock).
+type Session struct {
 	id, name    string
 	key         uint64 // random, unique across runs: names its commits in the journal
 	serial      uint32 // unique in this run: names its commits in taskState
@@ -374,51 +371,63 @@ type session struct {
 	tasks       uint64        // tasks it committed
 	nodes       uint64        // nodes of those tasks
 	standing    solver.Counts // the counts of its commits that still stand (a quarantine takes them back)
-	out         mailbox
-	warns       *warnLimiter // its warnings, rate-limited
-	limit       *limiter     // its Work messages per second
-	lastSeen    atomic.Int64 // unix nanoseconds of its last message
+	batches     bool          // JoinRequest.Batches, for the mailbox Attach opens
+	out         Mailbox       // nil until Attach
+	warns       *warnLimiter  // its warnings, rate-limited
+	lastSeen    atomic.Int64  // unix nanoseconds of its last message
 }
 
-// seen stamps the session's last message.
-func (sess *session) seen(now time.Time) { sess.lastSeen.Store(now.UnixNano()) }
+// ID is the session's worker id, which its Work stream names.
+func (sess *Session) ID() string { return sess.id }
+
+// Name is the name the worker joined with.
+func (sess *Session) Name() string { return sess.name }
+
+// Warn logs a warning about the worker, rate-limited per session.
+func (sess *Session) Warn(msg string, args ...any) { sess.warns.warn(msg, args...) }
+
+// FlushWarnings logs how many warnings the rate limit held back.
+func (sess *Session) FlushWarnings() { sess.warns.flush() }
+
+// Seen stamps the session's last message.
+func (sess *Session) Seen(now time.Time) { sess.lastSeen.Store(now.UnixNano()) }
 
 // live reports whether the session has a stream and may get leases.
-func (sess *session) live() bool { return sess.attached && !sess.gone }
+func (sess *Session) live() bool { return sess.attached && !sess.gone }
 
-// joinRequest is what a worker says of itself when it joins.
-type joinRequest struct {
-	name, version string
-	slots         int
+// JoinRequest is what a worker says of itself when it joins.
+type JoinRequest struct {
+	Name, Version string
+	Slots         int
+	Batches       bool // it reads batched messages: kept for the mailbox Attach opens
 }
 
-// join registers a worker. It fails with errTooManyWorkers when
+// Join registers a worker. It fails with ErrTooManyWorkers when
 // MaxSessions are joined already.
-func (s *scheduler) join(req joinRequest, out mailbox) (*session, error) {
+func (s *Scheduler) Join(req JoinRequest) (*Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.sessions) >= s.opt.MaxSessions {
 		s.dropUnattachedLocked(s.opt.Clock.Now())
 		if len(s.sessions) >= s.opt.MaxSessions {
-			return nil, fmt.Errorf("%w (%d)", errTooManyWorkers, s.opt.MaxSessions)
+			return nil, fmt.Errorf("%w (%d)", ErrTooManyWorkers, s.opt.MaxSessions)
 		}
 	}
 	s.nextWID++
 	now := s.opt.Clock.Now()
-	sess := &session{
+	sess := &Session{
 		id:      fmt.Sprintf("w%d", s.nextWID),
 		key:     workerKey(),
 		serial:  uint32(s.nextWID),
-		name:    req.name,
-		version: req.version,
-		slots:   req.slots,
+		name:    req.Name,
+		version: req.Version,
+		slots:   req.Slots,
 		held:    make(map[uint64]*lease),
-		out:     out,
+		batches: req.Batches,
 		joined:  now,
-		limit:   newLimiter(s.opt.MessageRate, now),
-		warns:   newWarnLimiter(s.log.With("worker_id", fmt.Sprintf("w%d", s.nextWID), "worker_name", req.name), s.opt.Clock),
+		warns:   newWarnLimiter(s.log.With("worker_id", fmt.Sprintf("w%d", s.nextWID), "worker_name", req.Name), s.opt.Clock),
 	}
-	sess.seen(now)
+	sess.Seen(now)
 	s.sessions[sess.id] = sess
 	return sess, nil
 }
@@ -435,13 +444,23 @@ func workerKey() uint64 {
 	}
 }
 
-// errTooManyWorkers refuses a Join beyond MaxSessions.
-var errTooManyWorkers = errors.New("every worker place is taken")
+// The scheduler's refusals of a worker; package coordinator maps each to
+// a gRPC code.
+var (
+	// ErrTooManyWorkers refuses a Join beyond MaxSessions: capacity, not
+	// the worker's fault, so it may retry.
+	ErrTooManyWorkers = errors.New("every worker place is taken")
+	// ErrUnknownWorker refuses an Attach of an id never joined or
+	// forgotten (attachTimeout): the worker must join again.
+	ErrUnknownWorker = errors.New("unknown worker id")
+	// ErrAttached refuses a second stream for one session.
+	ErrAttached = errors.New("worker id already has a Work stream")
+)
 
 // dropUnattachedLocked forgets sessions that joined but opened no Work
 // stream within attachTimeout (or a lease, if shorter): a worker that died
 // between Join and Work, or a client that only calls Join.
-func (s *scheduler) dropUnattachedLocked(now time.Time) {
+func (s *Scheduler) dropUnattachedLocked(now time.Time) {
 	ttl := min(s.opt.Lease, attachTimeout)
 	for id, sess := range s.sessions {
 		if !sess.attached && now.Sub(sess.joined) > ttl {
@@ -450,20 +469,22 @@ func (s *scheduler) dropUnattachedLocked(now time.Time) {
 	}
 }
 
-// attach binds a Work stream to a joined session and grants its first
-// credits; runs says the worker takes runs (runs.go). A session attaches
-// once.
-func (s *scheduler) attach(id, addr string, credits uint32, runs bool) (*session, error) {
+// Attach binds a Work stream to a joined session and grants its first
+// credits; runs says the worker takes runs (runs.go). open makes the
+// session's mailbox, told whether its worker reads batched messages: the
+// caller keeps what it returns. A session attaches once.
+func (s *Scheduler) Attach(id, addr string, credits uint32, runs bool, open func(batches bool) Mailbox) (*Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess := s.sessions[id]
 	if sess == nil {
-		return nil, fmt.Errorf("unknown worker id %q: call Join first", id)
+		return nil, fmt.Errorf("%w %q: call Join first", ErrUnknownWorker, id)
 	}
 	if sess.attached {
-		return nil, fmt.Errorf("worker id %q already has a Work stream", id)
+		return nil, fmt.Errorf("%w: %q", ErrAttached, id)
 	}
 	sess.attached, sess.addr, sess.runs = true, addr, runs && s.runsOK
+	sess.out = open(sess.batches)
 	s.attached++
 	s.liveSlots += max(sess.slots, 1)
 	live := s.liveLocked()
@@ -477,7 +498,7 @@ func (s *scheduler) attach(id, addr string, credits uint32, runs bool) (*session
 	// While a verification is pending the job is not over: it may send
 	// tasks back to the queue (a quarantine), and this worker may verify.
 	if s.draining || s.err != nil || s.committed == s.leavesLocked() && s.pendingVerify == 0 {
-		sess.out.drain("job is over")
+		sess.out.Drain("job is over")
 		return sess, nil
 	}
 	s.addCreditsLocked(sess, credits)
@@ -485,17 +506,17 @@ func (s *scheduler) attach(id, addr string, credits uint32, runs bool) (*session
 }
 
 // liveLocked counts the sessions with a stream.
-func (s *scheduler) liveLocked() int { return s.attached }
+func (s *Scheduler) liveLocked() int { return s.attached }
 
-// ready grants a session more credits.
-func (s *scheduler) ready(sess *session, credits uint32) {
+// Ready grants a session more credits.
+func (s *Scheduler) Ready(sess *Session, credits uint32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.addCreditsLocked(sess, credits)
 }
 
-func (s *scheduler) addCreditsLocked(sess *session, credits uint32) {
-	sess.credits = min(sess.credits+int(credits), maxCredits)
+func (s *Scheduler) addCreditsLocked(sess *Session, credits uint32) {
+	sess.credits = min(sess.credits+int(credits), MaxCredits)
 	if sess.credits > 0 && sess.live() && !sess.quarantined {
 		s.hungry[sess] = true
 	}
@@ -505,7 +526,7 @@ func (s *scheduler) addCreditsLocked(sess *session, credits uint32) {
 // dispatchLocked leases queued tasks to sessions with credits. It visits
 // only the sessions that have credits, and none when nothing is queued, so
 // its cost does not grow with the number of joined workers.
-func (s *scheduler) dispatchLocked() {
+func (s *Scheduler) dispatchLocked() {
 	if s.draining || s.err != nil {
 		return
 	}
@@ -518,7 +539,7 @@ func (s *scheduler) dispatchLocked() {
 
 // serveHungryLocked leases queued tasks and verifications to the sessions
 // with credits.
-func (s *scheduler) serveHungryLocked() {
+func (s *Scheduler) serveHungryLocked() {
 	for sess := range s.hungry {
 		if !sess.live() || sess.quarantined {
 			delete(s.hungry, sess)
@@ -550,7 +571,7 @@ func (s *scheduler) serveHungryLocked() {
 }
 
 // leaseLocked leases task idx, or the run of tasks from it, to sess.
-func (s *scheduler) leaseLocked(sess *session, idx, run int, verify bool) {
+func (s *Scheduler) leaseLocked(sess *Session, idx, run int, verify bool) {
 	s.nextLease++
 	now := s.opt.Clock.Now()
 	l := &lease{id: s.nextLease, task: idx, run: run, sess: sess, deadline: now.Add(s.opt.Lease), start: now, live: true, verify: verify}
@@ -562,8 +583,10 @@ func (s *scheduler) leaseLocked(sess *session, idx, run int, verify bool) {
 	a := Assignment{Lease: l.id, Task: s.taskID(idx), Run: run, Deadline: l.deadline}
 	if run == 1 {
 		a.Prefix = s.prefixLocked(idx)
-		if !verify {
-			s.running[idx] = l
+	}
+	if !verify {
+		for t := idx; t < idx+run; t++ {
+			s.holder[t] = l
 		}
 	}
 	sess.held[l.id] = l
@@ -571,17 +594,16 @@ func (s *scheduler) leaseLocked(sess *session, idx, run int, verify bool) {
 		sess.runsHeld++
 	}
 	sess.credits--
-	sess.limit.grant(messagesPerLease)
-	sess.out.assign(a)
+	sess.out.Assign(a)
 }
 
-func (s *scheduler) taskID(idx int) TaskID { return TaskID{Plan: s.fingerprint, Index: idx} }
+func (s *Scheduler) taskID(idx int) TaskID { return TaskID{Plan: s.fingerprint, Index: idx} }
 
 // endLeaseLocked ends a live lease: it leaves its session and its task,
 // and its record moves to the ring of recently ended leases, so a late
 // result can still be matched while memory stays proportional to the live
-// leases (issue 12, D4).
-func (s *scheduler) endLeaseLocked(l *lease) {
+// leases.
+func (s *Scheduler) endLeaseLocked(l *lease) {
 	if !l.live {
 		return
 	}
@@ -590,8 +612,10 @@ func (s *scheduler) endLeaseLocked(l *lease) {
 	if l.run > 1 {
 		l.sess.runsHeld--
 	}
-	if s.running[l.task] == l {
-		delete(s.running, l.task)
+	for t := l.task; t < l.task+l.run; t++ {
+		if s.holder[t] == l {
+			delete(s.holder, t)
+		}
 	}
 	if old := s.ended.push(l); old != nil && s.leases[old.id] == old {
 		delete(s.leases, old.id)
@@ -601,7 +625,7 @@ func (s *scheduler) endLeaseLocked(l *lease) {
 // takeBackLocked ends a live lease without a result and queues its task at
 // the front. Only a solver failure counts toward the task's retry cap: when
 // the task has failed on MaxAttempts distinct workers, the job fails.
-func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
+func (s *Scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	if !l.live {
 		return
 	}
@@ -635,7 +659,7 @@ func (s *scheduler) takeBackLocked(l *lease, why cause, reason string) {
 // failureName is who a solver failure is held against: the worker's name,
 // which a crash-looping pod keeps across its sessions, or the session when
 // the worker gave none (nameless workers are not all one worker).
-func (sess *session) failureName() string {
+func (sess *Session) failureName() string {
 	if sess.name == "" {
 		return "session " + sess.id
 	}
@@ -653,13 +677,13 @@ func addDistinct(names []string, name string) []string {
 }
 
 // retryPushLocked queues a task at the front.
-func (s *scheduler) retryPushLocked(idx int) {
+func (s *Scheduler) retryPushLocked(idx int) {
 	heap.Push(&s.retry, readyItem{depth: s.depthLocked(idx), idx: idx})
 	s.tasks[idx].set(taskQueued, true)
 }
 
-// heartbeat extends the leases a session still holds.
-func (s *scheduler) heartbeat(sess *session, ids []uint64) {
+// Heartbeat extends the leases a session still holds.
+func (s *Scheduler) Heartbeat(sess *Session, ids []uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	deadline := s.opt.Clock.Now().Add(s.opt.Lease)
@@ -670,9 +694,9 @@ func (s *scheduler) heartbeat(sess *session, ids []uint64) {
 	}
 }
 
-// release hands leases back unfinished (a worker shutting down). It does
+// Release hands leases back unfinished (a worker shutting down). It does
 // not count against the tasks' retry caps.
-func (s *scheduler) release(sess *session, ids []uint64) {
+func (s *Scheduler) Release(sess *Session, ids []uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
@@ -683,9 +707,9 @@ func (s *scheduler) release(sess *session, ids []uint64) {
 	s.dispatchLocked()
 }
 
-// detach ends a session whose stream closed: its live leases go back to the
+// Detach ends a session whose stream closed: its live leases go back to the
 // front of the queue at once, without counting against the tasks.
-func (s *scheduler) detach(sess *session, reason string) {
+func (s *Scheduler) Detach(sess *Session, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sess.gone {
@@ -695,7 +719,7 @@ func (s *scheduler) detach(sess *session, reason string) {
 	for _, l := range sess.held {
 		s.takeBackLocked(l, causeBroken, reason)
 	}
-	sess.out.close()
+	sess.out.Close()
 	delete(s.sessions, sess.id)
 	delete(s.hungry, sess)
 	if sess.attached {
@@ -709,7 +733,7 @@ func (s *scheduler) detach(sess *session, reason string) {
 
 // expire takes back every lease whose deadline passed and cancels it on
 // its worker. It returns how many expired.
-func (s *scheduler) expire(now time.Time) int {
+func (s *Scheduler) expire(now time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropUnattachedLocked(now)
@@ -721,7 +745,7 @@ func (s *scheduler) expire(now time.Time) int {
 				s.stats.Expired++
 				sess.warns.warn("lease expired", "task", l.task, "lease_id", l.id)
 				s.events.add(EventExpire, sess.name, fmt.Sprintf("task %d", l.task))
-				sess.out.cancel(l.id, s.taskID(l.task), "lease expired")
+				sess.out.Cancel(l.id, s.taskID(l.task), "lease expired")
 				s.takeBackLocked(l, causeExpired, "lease expired")
 			}
 		}
@@ -732,10 +756,10 @@ func (s *scheduler) expire(now time.Time) int {
 	return n
 }
 
-// leaseFor returns the task and prefix of the live lease of sess for a
+// LeaseFor returns the task and prefix of the live lease of sess for a
 // batch, renewing it, or false when the batch must be dropped (it crossed
 // a Cancel on the wire).
-func (s *scheduler) leaseFor(sess *session, id TaskID, leaseID uint64) (task int, prefix []int, ok bool) {
+func (s *Scheduler) LeaseFor(sess *Session, id TaskID, leaseID uint64) (task int, prefix []int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := sess.held[leaseID]
@@ -746,14 +770,14 @@ func (s *scheduler) leaseFor(sess *session, id TaskID, leaseID uint64) (task int
 	return l.task, s.prefixLocked(l.task), true
 }
 
-// rejectBatch ends a lease whose solutions failed validation: the task is
+// RejectBatch ends a lease whose solutions failed validation: the task is
 // queued again and the worker earns a strike.
-func (s *scheduler) rejectBatch(sess *session, leaseID uint64, reason string) {
+func (s *Scheduler) RejectBatch(sess *Session, leaseID uint64, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Rejected++
 	if l := sess.held[leaseID]; l != nil {
-		sess.out.cancel(l.id, s.taskID(l.task), reason)
+		sess.out.Cancel(l.id, s.taskID(l.task), reason)
 		s.takeBackLocked(l, causeRejected, reason)
 	}
 	s.strikeLocked(sess, reason)
@@ -761,23 +785,23 @@ func (s *scheduler) rejectBatch(sess *session, leaseID uint64, reason string) {
 }
 
 // strikeLocked counts an invalid batch or result against its worker; at
-// maxStrikes the worker is quarantined, so a broken or hostile worker
+// MaxStrikes the worker is quarantined, so a broken or hostile worker
 // costs the job a few recomputed tasks, never the job itself.
-func (s *scheduler) strikeLocked(sess *session, reason string) {
+func (s *Scheduler) strikeLocked(sess *Session, reason string) {
 	sess.strikes++
-	if sess.strikes >= maxStrikes {
+	if sess.strikes >= MaxStrikes {
 		s.quarantineLocked(sess, fmt.Sprintf("%d invalid results or batches (last: %s)", sess.strikes, reason))
 	}
 }
 
-// fail ends the job with err (the first error wins).
-func (s *scheduler) fail(err error) {
+// Fail ends the job with err (the first error wins).
+func (s *Scheduler) Fail(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failLocked(err)
 }
 
-func (s *scheduler) failLocked(err error) {
+func (s *Scheduler) failLocked(err error) {
 	if s.err != nil {
 		return
 	}
@@ -791,7 +815,7 @@ func (s *scheduler) failLocked(err error) {
 	close(s.done)
 }
 
-func (s *scheduler) finishIfDoneLocked() {
+func (s *Scheduler) finishIfDoneLocked() {
 	if s.committed == s.leavesLocked() && s.pendingVerify == 0 && s.err == nil {
 		select {
 		case <-s.done:
@@ -802,24 +826,37 @@ func (s *scheduler) finishIfDoneLocked() {
 	}
 }
 
-// drain stops all assignment and tells every session to finish.
-func (s *scheduler) drain(reason string) {
+// Drain stops all assignment and tells every session to finish.
+func (s *Scheduler) Drain(reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.draining = true
 	for _, sess := range s.sessions {
-		sess.out.drain(reason)
+		if sess.out != nil { // the others are drained when they attach
+			sess.out.Drain(reason)
+		}
 	}
 }
 
-// peakWorkers is the largest number of workers attached at once.
-func (s *scheduler) peakWorkers() int {
+// Leases counts the lease records kept (live and recently ended) and the
+// live ones: what bounds the scheduler's memory per worker.
+func (s *Scheduler) Leases() (kept, live int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sess := range s.sessions {
+		live += len(sess.held)
+	}
+	return len(s.leases), live
+}
+
+// PeakWorkers is the largest number of workers attached at once.
+func (s *Scheduler) PeakWorkers() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peak
 }
 
-// leaseRing remembers the last maxEndedLeases ended leases, oldest first
+// leaseRing remembers the last MaxEndedLeases ended leases, oldest first
 // out: a result that arrives after its lease ended (expired, cancelled)
 // is still recognised as its worker's, while a worker that takes and
 // releases leases in a loop cannot grow the coordinator's memory.
@@ -830,12 +867,12 @@ type leaseRing struct {
 
 // push records l and returns the lease it pushed out, if any.
 func (r *leaseRing) push(l *lease) *lease {
-	if len(r.buf) < maxEndedLeases {
+	if len(r.buf) < MaxEndedLeases {
 		r.buf = append(r.buf, l)
 		return nil
 	}
 	old := r.buf[r.next]
 	r.buf[r.next] = l
-	r.next = (r.next + 1) % maxEndedLeases
+	r.next = (r.next + 1) % MaxEndedLeases
 	return old
 }

@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"fmt"
@@ -9,41 +9,42 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// report is a worker's Result for one lease, in the scheduler's terms.
-type report struct {
-	task     TaskID
-	lease    uint64
-	counts   solver.Counts
-	failure  string          // the solver's own error ("" if none)
-	streamed solver.Counts   // listing: the classes and solutions its batches delivered
-	spill    string          // listing: the file they were spilled to ("" if none)
-	elapsed  time.Duration   // the worker's time for the task (split.go's size rule)
-	run      []solver.Counts // a run's (runs.go): each task's counts, in order; counts is their sum
+// Report is a worker's Result for one lease, in the scheduler's terms.
+type Report struct {
+	Task     TaskID
+	Lease    uint64
+	Counts   solver.Counts
+	Failure  string          // the solver's own error ("" if none)
+	Streamed solver.Counts   // listing: the classes and solutions its batches delivered
+	Spill    string          // listing: the file they were spilled to ("" if none)
+	Elapsed  time.Duration   // the worker's time for the task (split.go's size rule)
+	Run      []solver.Counts // a run's (runs.go): each task's counts, in order; counts is their sum
 }
 
-// verdict is the scheduler's judgement of a report.
-type verdict struct {
-	outcome Outcome
-	reason  string
-	lost    bool // the journal refused a commit (OutcomeCommitted only): the job failed, no Ack
-	commits int  // tasks it committed: 1, or a run's (runs.go)
+// Verdict is the scheduler's judgement of a report.
+type Verdict struct {
+	Outcome Outcome
+	Reason  string
+	// Ticket is what its commits owe the journal: the caller settles it
+	// (Settle) before the worker's Ack. Zero when nothing was journaled.
+	Ticket Ticket
 }
 
-// result judges a report. The scheduler takes ownership of r.spill only
+// Result judges a report. The scheduler takes ownership of r.spill only
 // when it commits; the caller removes it otherwise.
-func (s *scheduler) result(sess *session, r report) verdict {
+func (s *Scheduler) Result(sess *Session, r Report) Verdict {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.task.Plan != s.fingerprint || r.task.Index < 0 || r.task.Index >= len(s.tasks) {
+	if r.Task.Plan != s.fingerprint || r.Task.Index < 0 || r.Task.Index >= len(s.tasks) {
 		s.stats.Rejected++
-		sess.warns.warn("result for unknown task dropped", "plan", r.task.Plan, "task", r.task.Index)
-		return verdict{outcome: OutcomeRejected, reason: "unknown task or other plan"}
+		sess.warns.warn("result for unknown task dropped", "plan", r.Task.Plan, "task", r.Task.Index)
+		return Verdict{Outcome: OutcomeRejected, Reason: "unknown task or other plan"}
 	}
-	idx := r.task.Index
+	idx := r.Task.Index
 	t := &s.tasks[idx]
-	l := s.leases[r.lease]
+	l := s.leases[r.Lease]
 	own := l != nil && l.sess == sess && l.task == idx
-	if len(r.run) > 0 || own && l.run > 1 {
+	if len(r.Run) > 0 || own && l.run > 1 {
 		return s.runResultLocked(sess, l, own, r)
 	}
 	endOwn := func() {
@@ -55,26 +56,26 @@ func (s *scheduler) result(sess *session, r report) verdict {
 	case sess.quarantined:
 		endOwn()
 		s.stats.Rejected++
-		return verdict{outcome: OutcomeRejected, reason: "worker quarantined"}
+		return Verdict{Outcome: OutcomeRejected, Reason: "worker quarantined"}
 	case t.is(taskSplit): // its children count it now
 		endOwn()
 		s.stats.Superseded++
-		return verdict{outcome: OutcomeDuplicate, reason: "task was split"}
+		return Verdict{Outcome: OutcomeDuplicate, Reason: "task was split"}
 	case t.is(taskCommitted) && own && l.verify && t.verify != verifyNone:
 		endOwn()
-		return s.verifyResultLocked(sess, idx, r.counts)
+		return s.verifyResultLocked(sess, idx, r.Counts)
 	case t.is(taskCommitted):
 		endOwn()
-		return s.againLocked(sess, idx, r.counts)
+		return s.againLocked(sess, idx, r.Counts)
 	case !own:
 		s.stats.Rejected++
 		sess.warns.warn("result for a task this worker never held dropped", "task", idx)
-		return verdict{outcome: OutcomeRejected, reason: "task not leased to this worker"}
+		return Verdict{Outcome: OutcomeRejected, Reason: "task not leased to this worker"}
 	}
 	if reason := s.invalidLocked(r); reason != "" {
-		return s.refuseLocked(sess, l, r.failure, reason, "task", idx)
+		return s.refuseLocked(sess, l, r.Failure, reason, "task", idx)
 	}
-	s.measureLocked(idx, l, r.elapsed)
+	s.measureLocked(idx, l, r.Elapsed)
 	endOwn()
 	return s.commitLocked(sess, idx, r)
 }
@@ -83,7 +84,7 @@ func (s *scheduler) result(sess *session, r report) verdict {
 // logged with where): the solver's own failure counts toward the task's
 // retry cap, anything else is a strike against the worker; the lease's
 // tasks go back to the queue (a no-op for a late result).
-func (s *scheduler) refuseLocked(sess *session, l *lease, failure, reason string, where ...any) verdict {
+func (s *Scheduler) refuseLocked(sess *Session, l *lease, failure, reason string, where ...any) Verdict {
 	s.stats.Rejected++
 	sess.warns.warn("invalid result dropped", append(where, "reason", reason)...)
 	why := causeSolver
@@ -93,44 +94,45 @@ func (s *scheduler) refuseLocked(sess *session, l *lease, failure, reason string
 	}
 	s.takeBackLocked(l, why, reason)
 	s.dispatchLocked()
-	return verdict{outcome: OutcomeRejected, reason: reason}
+	return Verdict{Outcome: OutcomeRejected, Reason: reason}
 }
 
 // againLocked handles a result for a task committed already: equal counts
 // are a duplicate, others a conflict.
-func (s *scheduler) againLocked(sess *session, idx int, got solver.Counts) verdict {
+func (s *Scheduler) againLocked(sess *Session, idx int, got solver.Counts) Verdict {
 	c, ok := s.known.get(idx)
 	if !ok || got.Total == c.Total && got.Unique == c.Unique {
 		s.stats.Duplicates++
 		s.log.Debug("duplicate result dropped", "worker_id", sess.id, "task", idx)
-		return verdict{outcome: OutcomeDuplicate, reason: "already committed"}
+		return Verdict{Outcome: OutcomeDuplicate, Reason: "already committed"}
 	}
 	s.stats.Conflicts++
 	s.log.Error("conflicting result dropped", "worker_id", sess.id, "task", idx,
 		"committed_total", c.Total, "committed_unique", c.Unique,
 		"got_total", got.Total, "got_unique", got.Unique)
 	s.events.add(EventConflict, sess.name, fmt.Sprintf("task %d: total %d, committed %d", idx, got.Total, c.Total))
-	return verdict{outcome: OutcomeConflict, reason: fmt.Sprintf("task %d was committed with total %d unique %d", idx, c.Total, c.Unique)}
+	return Verdict{Outcome: OutcomeConflict, Reason: fmt.Sprintf("task %d was committed with total %d unique %d", idx, c.Total, c.Unique)}
 }
 
 // commitLocked commits the first valid result of task idx.
-func (s *scheduler) commitLocked(sess *session, idx int, r report) verdict {
-	lost := s.journalLocked(idx, []solver.Counts{r.counts}, sess)
-	s.commitTaskLocked(sess, idx, r.counts, r.spill)
+func (s *Scheduler) commitLocked(sess *Session, idx int, r Report) Verdict {
+	ticket := s.journalLocked(idx, []solver.Counts{r.Counts}, sess)
+	s.commitTaskLocked(sess, idx, r.Counts, r.Spill)
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
-	return verdict{outcome: OutcomeCommitted, lost: lost, commits: 1}
+	return Verdict{Outcome: OutcomeCommitted, Ticket: ticket}
 }
 
 // journalLocked queues the commits of tasks first, first+1, ... with
 // counts cs by sess in the journal, if any: one task's as a result, a
 // run's as one run record. It reports whether the journal refused them
 // (the job failed).
-func (s *scheduler) journalLocked(first int, cs []solver.Counts, sess *session) (lost bool) {
+func (s *Scheduler) journalLocked(first int, cs []solver.Counts, sess *Session) Ticket {
 	if s.opt.Journal == nil {
-		return false
+		return Ticket{}
 	}
 	s.journaling.Add(len(cs)) // before done can close: wait waits for their Sync
+	t := Ticket{queued: len(cs)}
 	var err error
 	if len(cs) == 1 {
 		err = s.opt.Journal.Commit(first, cs[0], sess.key)
@@ -139,18 +141,33 @@ func (s *scheduler) journalLocked(first int, cs []solver.Counts, sess *session) 
 	}
 	switch {
 	case err == nil:
-		return false
+		return t
 	case len(cs) == 1:
 		s.failLocked(fmt.Errorf("journal commit of task %d: %w", first, err))
 	default:
 		s.failLocked(fmt.Errorf("journal commit of tasks %d..%d: %w", first, first+len(cs)-1, err))
 	}
-	return true
+	t.lost = true
+	return t
+}
+
+// Ticket is what commits owe the journal: how many were queued (each
+// counted in journaling when it was) and whether the journal refused one.
+// It is made where the commits are journaled and settled once, so the
+// count that Wait waits for is never worked out twice.
+type Ticket struct {
+	queued int
+	lost   bool // the journal refused a commit: the job failed, no Ack
+}
+
+// add is the ticket for the commits of both t and u.
+func (t Ticket) add(u Ticket) Ticket {
+	return Ticket{queued: t.queued + u.queued, lost: t.lost || u.lost}
 }
 
 // commitTaskLocked commits counts c (and a listing's spill) as task idx's
 // result, which the caller has journaled.
-func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, spill string) {
+func (s *Scheduler) commitTaskLocked(sess *Session, idx int, c solver.Counts, spill string) {
 	t := &s.tasks[idx]
 	t.set(taskCommitted, true)
 	t.setCommitter(sess.serial)
@@ -163,8 +180,10 @@ func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, sp
 	sess.nodes += c.Nodes
 	sess.standing = addCounts(sess.standing, c, 1)
 	s.work.commit(idx, c.Nodes, false)
-	if other := s.running[idx]; other != nil { // another attempt still runs: stop it
-		other.sess.out.cancel(other.id, s.taskID(idx), "committed by another worker")
+	// Another attempt still runs: stop it. A run goes on with its other
+	// tasks; its Result counts this one as a duplicate.
+	if other := s.holder[idx]; other != nil && other.run == 1 {
+		other.sess.out.Cancel(other.id, s.taskID(idx), "committed by another worker")
 		s.takeBackLocked(other, causeElsewhere, "committed elsewhere")
 	}
 	if s.opt.Want && s.opt.Listing != nil {
@@ -173,58 +192,52 @@ func (s *scheduler) commitTaskLocked(sess *session, idx int, c solver.Counts, sp
 	s.sampleLocked(idx, c)
 }
 
-// makeDurable waits, outside the lock, until the journal holds the commits
-// among verdicts; the caller acknowledges them only after it returns true.
-// It syncs once for all of them, and not at all when there are none.
-func (s *scheduler) makeDurable(verdicts []verdict) bool {
-	if s.opt.Journal == nil {
-		return true
+// Settle waits, outside the lock, until the journal holds the commits of
+// tickets; the caller acknowledges them only after it returns true. It
+// syncs once for all of them, and not at all when they owe nothing.
+func (s *Scheduler) Settle(tickets []Ticket) bool {
+	var all Ticket
+	for _, t := range tickets {
+		all = all.add(t)
 	}
-	commits, lost := 0, false
-	for _, v := range verdicts {
-		if v.outcome == OutcomeCommitted {
-			commits += v.commits
-			lost = lost || v.lost
-		}
-	}
-	if commits == 0 {
-		return true
+	if all.queued == 0 {
+		return !all.lost
 	}
 	err := s.opt.Journal.Sync()
-	for range commits {
+	for range all.queued {
 		s.journaling.Done()
 	}
 	if err != nil {
-		s.fail(fmt.Errorf("journal sync: %w", err))
+		s.Fail(fmt.Errorf("journal sync: %w", err))
 	}
-	return err == nil && !lost
+	return err == nil && !all.lost
 }
 
 // invalidLocked says why a result cannot be right without recomputing it,
 // or "" when it may be.
-func (s *scheduler) invalidLocked(r report) string {
-	if r.failure != "" {
-		return r.failure
+func (s *Scheduler) invalidLocked(r Report) string {
+	if r.Failure != "" {
+		return r.Failure
 	}
-	if reason := implausible(s.plan, r.counts, solver.Counts{}); reason != "" {
+	if reason := implausible(s.plan, r.Counts, solver.Counts{}); reason != "" {
 		return reason
 	}
 	if !s.opt.Want {
 		return ""
 	}
-	c := r.counts
-	if r.spill == "" && c.Unique > 0 {
+	c := r.Counts
+	if r.Spill == "" && c.Unique > 0 {
 		return "solutions were not streamed"
 	}
-	if c.Unique != r.streamed.Unique || c.Total != r.streamed.Total {
+	if c.Unique != r.Streamed.Unique || c.Total != r.Streamed.Total {
 		return fmt.Sprintf("result says %d classes of %d solutions, %d classes of %d were streamed",
-			c.Unique, c.Total, r.streamed.Unique, r.streamed.Total)
+			c.Unique, c.Total, r.Streamed.Unique, r.Streamed.Total)
 	}
 	return ""
 }
 
-// implausible says why the counts of one task of plan p cannot be right
-// (issue 12, D8), or "" when they may be. A task counts each of its
+// implausible says why the counts of one task of plan p cannot be right,
+// or "" when they may be. A task counts each of its
 // solutions 8, 4 or 2 times (once per distinct image, n > 1), so its total
 // is even (a pinned plan's counts each once: any total); it has at least
 // as many solutions as fundamental ones; and with
@@ -261,7 +274,7 @@ type JournalResult struct {
 
 // Restorable picks, from a journal's results in commit order, what a
 // resumed n-board job may restore (Config.Restored), and returns the
-// workers that committed an impossible count (issue 12, D8): the caller
+// workers that committed an impossible count: the caller
 // must distrust them in the journal (journal.Journal.Distrust) before the
 // run, so that the tasks they committed, left out of restored, may be
 // committed again. A worker that wrote one impossible count is trusted
@@ -303,10 +316,10 @@ func Restorable(n int, results iter.Seq[JournalResult]) (restored iter.Seq[Journ
 	return restored, bad, nil
 }
 
-// restore marks a task committed before any worker joins (a resumed job).
+// Restore marks a task committed before any worker joins (a resumed job).
 // A record whose counts are implausible is dropped, not restored: the task
 // is computed again and the journal's next record for it wins.
-func (s *scheduler) restore(index int, c solver.Counts) error {
+func (s *Scheduler) Restore(index int, c solver.Counts) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if index < 0 || index >= len(s.tasks) {
@@ -336,7 +349,7 @@ func (s *scheduler) restore(index int, c solver.Counts) error {
 // to add up again. A sum that would overflow fails the job (implausible
 // keeps them under the published counts where there are some); the node
 // counter saturates instead.
-func (s *scheduler) addLocked(c solver.Counts, sign int) {
+func (s *Scheduler) addLocked(c solver.Counts, sign int) {
 	if sign > 0 && (s.solutions+c.Total < s.solutions || s.unique+c.Unique < s.unique) {
 		s.failLocked(fmt.Errorf("the job's counts overflow 64 bits (adding total %d unique %d to %d and %d)", c.Total, c.Unique, s.solutions, s.unique))
 		return
@@ -355,29 +368,29 @@ func addCounts(a, c solver.Counts, sign int) solver.Counts {
 }
 
 // committedLocked is the sum of the committed counts so far (nodes aside).
-func (s *scheduler) committedLocked() solver.Counts {
+func (s *Scheduler) committedLocked() solver.Counts {
 	return solver.Counts{Total: s.solutions, Unique: s.unique}
 }
 
-// checkDone finishes a job that has nothing left to do (an empty plan, or
+// CheckDone finishes a job that has nothing left to do (an empty plan, or
 // every task restored).
-func (s *scheduler) checkDone() {
+func (s *Scheduler) CheckDone() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finishIfDoneLocked()
 }
 
-// shape returns the number of tasks to commit (every task not split) and
+// Shape returns the number of tasks to commit (every task not split) and
 // the longest prefix of any task.
-func (s *scheduler) shape() (tasks, deepest int) {
+func (s *Scheduler) Shape() (tasks, deepest int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.leavesLocked(), s.sp.deepest
 }
 
-// totals returns the job's counts (the running sums of the committed
+// Totals returns the job's counts (the running sums of the committed
 // results) and how many tasks are committed.
-func (s *scheduler) totals() (solver.Counts, int, Stats, error) {
+func (s *Scheduler) Totals() (solver.Counts, int, Stats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return solver.Counts{Total: s.solutions, Unique: s.unique, Nodes: s.nodes}, s.committed, s.stats, s.err

@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"testing"
@@ -20,37 +20,37 @@ func splitTruth(t *testing.T, n int, a Assignment) solver.Counts {
 
 // finishAll answers every assignment honestly until the job is done, and
 // checks the job's counts against the board's known ones.
-func finishAll(t *testing.T, h *schedHarness, workers map[*session]*recorder) {
+func finishAll(t *testing.T, h *schedHarness, workers map[*Session]*recorder) {
 	t.Helper()
 	for progress := true; progress; {
 		progress = false
 		for sess, rec := range workers {
 			for _, a := range rec.fresh() {
 				progress = true
-				r := report{task: a.Task, lease: a.Lease}
+				r := Report{Task: a.Task, Lease: a.Lease}
 				if a.Run > 1 {
 					r = h.honest(a)
 				} else {
-					r.counts = splitTruth(t, h.plan.N, a)
+					r.Counts = splitTruth(t, h.plan.N, a)
 				}
-				r.elapsed = time.Millisecond
-				v := h.s.result(sess, r)
-				if v.outcome == OutcomeRejected || v.outcome == OutcomeConflict {
-					t.Fatalf("honest result of task %d: outcome %d (%s)", a.Task.Index, v.outcome, v.reason)
+				r.Elapsed = time.Millisecond
+				v := h.s.Result(sess, r)
+				if v.Outcome == OutcomeRejected || v.Outcome == OutcomeConflict {
+					t.Fatalf("honest result of task %d: outcome %d (%s)", a.Task.Index, v.Outcome, v.Reason)
 				}
-				h.s.makeDurable([]verdict{v})
-				h.s.ready(sess, 1)
+				h.s.Settle([]Ticket{v.Ticket})
+				h.s.Ready(sess, 1)
 			}
 		}
 	}
-	h.s.wait()
+	h.s.Wait()
 	select {
-	case <-h.s.finished():
+	case <-h.s.Finished():
 	default:
 		t.Fatal("every assignment answered, but the job is not finished")
 	}
-	sum, committed, _, err := h.s.totals()
-	tasks, _ := h.s.shape()
+	sum, committed, _, err := h.s.Totals()
+	tasks, _ := h.s.Shape()
 	k, _ := solver.Known(h.plan.N)
 	if err != nil || sum.Total != k.Total || sum.Unique != k.Unique || committed != tasks {
 		t.Fatalf("totals = %d/%d, %d of %d tasks committed, %v; want %d/%d, all", sum.Total, sum.Unique, committed, tasks, err, k.Total, k.Unique)
@@ -63,9 +63,9 @@ func finishAll(t *testing.T, h *schedHarness, workers map[*session]*recorder) {
 // count before it.
 func TestSplitQueueRule(t *testing.T) {
 	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
-	h := newSchedHarness(t, 12, 2, schedOptions{Journal: j, TaskTarget: time.Hour, testBoardSeconds: 1e6})
+	h := newSchedHarness(t, 12, 2, Options{Journal: j, TaskTarget: time.Hour, testBoardSeconds: 1e6})
 	base := len(h.plan.Tasks)
-	workers := map[*session]*recorder{}
+	workers := map[*Session]*recorder{}
 	for _, name := range []string{"a", "b", "c"} {
 		sess, rec := h.worker(name, 2)
 		workers[sess] = rec
@@ -93,7 +93,7 @@ func TestSplitQueueRule(t *testing.T) {
 // is split before it is leased, past depth 5 (no cap but the board), and
 // the count stays exact.
 func TestSplitSizeRule(t *testing.T) {
-	h := newSchedHarness(t, 12, 1, schedOptions{TaskTarget: time.Second, testBoardSeconds: 1e9})
+	h := newSchedHarness(t, 12, 1, Options{TaskTarget: time.Second, testBoardSeconds: 1e9})
 	sess, rec := h.worker("a", 4)
 	for _, a := range rec.all() {
 		if len(a.Prefix) <= 5 {
@@ -102,8 +102,8 @@ func TestSplitSizeRule(t *testing.T) {
 			}
 		}
 	}
-	finishAll(t, h, map[*session]*recorder{sess: rec})
-	if _, deepest := h.s.shape(); deepest <= 5 {
+	finishAll(t, h, map[*Session]*recorder{sess: rec})
+	if _, deepest := h.s.Shape(); deepest <= 5 {
 		t.Errorf("deepest split %d, want more than 5", deepest)
 	}
 }
@@ -112,7 +112,7 @@ func TestSplitSizeRule(t *testing.T) {
 // TaskTarget is taken back from its worker and split for the idle one;
 // the straggler's late result is dropped as superseded, never counted.
 func TestSplitStraggler(t *testing.T) {
-	h := newSchedHarness(t, 10, 0, schedOptions{TaskTarget: time.Second, Lease: time.Hour})
+	h := newSchedHarness(t, 10, 0, Options{TaskTarget: time.Second, Lease: time.Hour})
 	slow, slowRec := h.worker("slow", 1)
 	held := slowRec.fresh()
 	if len(held) != 1 {
@@ -128,11 +128,11 @@ func TestSplitStraggler(t *testing.T) {
 	if len(cs) != 1 || cs[0].reason != "task split" {
 		t.Fatalf("slow worker's cancels = %+v, want its task split", cs)
 	}
-	v := h.s.result(slow, report{task: held[0].Task, lease: held[0].Lease, counts: splitTruth(t, 10, held[0])})
-	if v.outcome != OutcomeDuplicate || h.s.stats.Superseded != 1 {
-		t.Fatalf("late result of the split task: outcome %d (%s), superseded %d; want a duplicate, superseded 1", v.outcome, v.reason, h.s.stats.Superseded)
+	v := h.s.Result(slow, Report{Task: held[0].Task, Lease: held[0].Lease, Counts: splitTruth(t, 10, held[0])})
+	if v.Outcome != OutcomeDuplicate || h.s.stats.Superseded != 1 {
+		t.Fatalf("late result of the split task: outcome %d (%s), superseded %d; want a duplicate, superseded 1", v.Outcome, v.Reason, h.s.stats.Superseded)
 	}
-	finishAll(t, h, map[*session]*recorder{idle: idleRec, slow: slowRec})
+	finishAll(t, h, map[*Session]*recorder{idle: idleRec, slow: slowRec})
 }
 
 // TestSplitRestore: a job killed halfway through a split-heavy run is
@@ -141,7 +141,7 @@ func TestSplitStraggler(t *testing.T) {
 // nothing counted twice, nothing missed.
 func TestSplitRestore(t *testing.T) {
 	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
-	opt := schedOptions{Journal: j, TaskTarget: time.Second, testBoardSeconds: 1e4}
+	opt := Options{Journal: j, TaskTarget: time.Second, testBoardSeconds: 1e4}
 	h := newSchedHarness(t, 11, 2, opt)
 	sess, rec := h.worker("a", 3)
 	for range 40 { // about half the work
@@ -150,50 +150,50 @@ func TestSplitRestore(t *testing.T) {
 			break
 		}
 		for _, a := range as {
-			v := h.s.result(sess, report{task: a.Task, lease: a.Lease, counts: splitTruth(t, 11, a)})
-			h.s.makeDurable([]verdict{v})
-			h.s.ready(sess, 1)
+			v := h.s.Result(sess, Report{Task: a.Task, Lease: a.Lease, Counts: splitTruth(t, 11, a)})
+			h.s.Settle([]Ticket{v.Ticket})
+			h.s.Ready(sess, 1)
 		}
 	}
-	h.s.wait()
+	h.s.Wait()
 	if len(j.splits) == 0 || len(j.commits) == 0 {
 		t.Fatalf("%d splits, %d commits journaled: the test needs both", len(j.splits), len(j.commits))
 	}
-	h2 := newSchedHarness(t, 11, 2, schedOptions{TaskTarget: time.Second, testBoardSeconds: 1e4})
+	h2 := newSchedHarness(t, 11, 2, Options{TaskTarget: time.Second, testBoardSeconds: 1e4})
 	for _, sp := range j.splits {
-		if err := h2.s.restoreSplit(sp); err != nil {
+		if err := h2.s.RestoreSplit(sp); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i, c := range j.commits {
-		if err := h2.s.restore(i, c); err != nil {
+		if err := h2.s.Restore(i, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := h2.s.restoreSplit(Split{Parent: 0, First: 1, Count: 2}); err == nil {
+	if err := h2.s.RestoreSplit(Split{Parent: 0, First: 1, Count: 2}); err == nil {
 		t.Error("a split numbered wrongly was restored")
 	}
 	s2, rec2 := h2.worker("b", 3)
-	finishAll(t, h2, map[*session]*recorder{s2: rec2})
+	finishAll(t, h2, map[*Session]*recorder{s2: rec2})
 }
 
 // TestSplitBound: splitting never makes more than maxTasks tasks, however
 // big the tasks look, and a worker that claims its tasks took hours (more
 // than the time since their lease) makes nothing split.
 func TestSplitBound(t *testing.T) {
-	h := newSchedHarness(t, 12, 1, schedOptions{TaskTarget: time.Second, testBoardSeconds: 1e12, testMaxTasks: 200})
+	h := newSchedHarness(t, 12, 1, Options{TaskTarget: time.Second, testBoardSeconds: 1e12, testMaxTasks: 200})
 	sess, rec := h.worker("a", 4)
-	finishAll(t, h, map[*session]*recorder{sess: rec})
+	finishAll(t, h, map[*Session]*recorder{sess: rec})
 	if n := len(h.s.tasks); n > 200 {
 		t.Errorf("%d tasks made, bound 200", n)
 	}
 
-	h = newSchedHarness(t, 12, 3, schedOptions{TaskTarget: time.Second})
+	h = newSchedHarness(t, 12, 3, Options{TaskTarget: time.Second})
 	sess, rec = h.worker("liar", 1)
 	for range 20 {
 		for _, a := range rec.fresh() {
-			h.s.result(sess, report{task: a.Task, lease: a.Lease, counts: splitTruth(t, 12, a), elapsed: 1000 * time.Hour})
-			h.s.ready(sess, 1)
+			h.s.Result(sess, Report{Task: a.Task, Lease: a.Lease, Counts: splitTruth(t, 12, a), Elapsed: 1000 * time.Hour})
+			h.s.Ready(sess, 1)
 		}
 	}
 	if h.s.stats.Splits != 0 {
@@ -213,7 +213,7 @@ func TestTaskTargetFitsBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp := newSplitter(schedOptions{Plan: plan, TaskTarget: time.Minute})
+		sp := newSplitter(Options{Plan: plan, TaskTarget: time.Minute})
 		switch {
 		case tc.wantAbove == 0 && (sp.target != time.Minute || sp.asked != 0):
 			t.Errorf("n=%d: target %v (asked %v), want a minute kept", tc.n, sp.target, sp.asked)

@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 
 // runHarness is a harness whose workers take runs, on a plan of tasks
 // small enough (testBoardSeconds) to be leased in runs.
-func runHarness(t *testing.T, n, depth int, opt schedOptions) *schedHarness {
+func runHarness(t *testing.T, n, depth int, opt Options) *schedHarness {
 	t.Helper()
 	if opt.testBoardSeconds == 0 {
 		opt.testBoardSeconds = 1e-3
@@ -38,7 +38,7 @@ func covered(as []Assignment) map[int]int {
 // consecutive plan tasks without prefixes, each task once; the job counts
 // the board exactly; and the last tasks go out one by one.
 func TestRunsCommitEveryTask(t *testing.T) {
-	h := runHarness(t, 10, 4, schedOptions{})
+	h := runHarness(t, 10, 4, Options{})
 	sess, rec := h.worker("runner", 4)
 	first := rec.all()
 	if len(first) == 0 || first[0].Run < 2 || first[0].Prefix != nil {
@@ -66,14 +66,14 @@ func TestRunsCommitEveryTask(t *testing.T) {
 // TestRunsNeverForListingsOrSingleWorkers: a listing, and a worker that
 // did not ask for runs, get one task per lease.
 func TestRunsNeverForListingsOrSingleWorkers(t *testing.T) {
-	h := runHarness(t, 10, 4, schedOptions{Want: true})
+	h := runHarness(t, 10, 4, Options{Want: true})
 	_, rec := h.worker("lister", 4)
 	for _, a := range rec.all() {
 		if a.Run != 1 || a.Prefix == nil {
 			t.Fatalf("listing lease %+v: want one task with its prefix", a)
 		}
 	}
-	h = newSchedHarness(t, 10, 4, schedOptions{testBoardSeconds: 1e-3})
+	h = newSchedHarness(t, 10, 4, Options{testBoardSeconds: 1e-3})
 	sess, rec := h.worker("single", 4)
 	h.drive(sess, rec)
 	h.checkExact()
@@ -88,7 +88,7 @@ func TestRunsNeverForListingsOrSingleWorkers(t *testing.T) {
 // task; another worker takes them; the late result of the first run
 // commits what is still open and is a duplicate for the rest.
 func TestRunLateResult(t *testing.T) {
-	h := runHarness(t, 10, 4, schedOptions{})
+	h := runHarness(t, 10, 4, Options{})
 	slow, slowRec := h.worker("slow", 1)
 	run := slowRec.fresh()[0]
 	if run.Run < 4 {
@@ -104,15 +104,16 @@ func TestRunLateResult(t *testing.T) {
 		t.Fatalf("fast worker leased %+v, want the start of the expired run %+v, shorter", taken, run)
 	}
 	h.commit(fast, taken[0])
-	v := h.s.result(slow, h.honest(run))
-	if v.outcome != OutcomeCommitted || v.commits != run.Run-taken[0].Run {
-		t.Fatalf("late run result: outcome %d (%s), %d commits; want %d commits", v.outcome, v.reason, v.commits, run.Run-taken[0].Run)
+	before := h.status().Committed
+	v := h.s.Result(slow, h.honest(run))
+	if got := h.status().Committed - before; v.Outcome != OutcomeCommitted || got != run.Run-taken[0].Run {
+		t.Fatalf("late run result: outcome %d (%s), %d commits; want %d commits", v.Outcome, v.Reason, got, run.Run-taken[0].Run)
 	}
 	if st := h.stats(); st.Duplicates != uint64(taken[0].Run) {
 		t.Errorf("%d duplicates, want %d", st.Duplicates, taken[0].Run)
 	}
-	h.s.ready(slow, 1)
-	finishAll(t, h, map[*session]*recorder{slow: slowRec, fast: fastRec})
+	h.s.Ready(slow, 1)
+	finishAll(t, h, map[*Session]*recorder{slow: slowRec, fast: fastRec})
 	h.checkExact()
 }
 
@@ -121,29 +122,29 @@ func TestRunLateResult(t *testing.T) {
 func TestRunInvalidResults(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		spoil func(r *report)
+		spoil func(r *Report)
 	}{
-		{"too few tasks", func(r *report) { r.counts = addCounts(r.counts, r.run[0], -1); r.run = r.run[1:] }},
-		{"sums differ", func(r *report) { r.counts.Total += 2 }},
-		{"odd total", func(r *report) { r.run[1].Total++; r.counts.Total++ }},
-		{"a single lease with a run's counts", func(r *report) {
-			r.run = []solver.Counts{r.counts, r.counts}
-			r.counts = addCounts(r.counts, r.counts, 1)
+		{"too few tasks", func(r *Report) { r.Counts = addCounts(r.Counts, r.Run[0], -1); r.Run = r.Run[1:] }},
+		{"sums differ", func(r *Report) { r.Counts.Total += 2 }},
+		{"odd total", func(r *Report) { r.Run[1].Total++; r.Counts.Total++ }},
+		{"a single lease with a run's counts", func(r *Report) {
+			r.Run = []solver.Counts{r.Counts, r.Counts}
+			r.Counts = addCounts(r.Counts, r.Counts, 1)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := runHarness(t, 10, 4, schedOptions{})
+			h := runHarness(t, 10, 4, Options{})
 			h.runs = tc.name != "a single lease with a run's counts"
 			liar, liarRec := h.worker("liar", 1)
 			h.runs = true
 			a := liarRec.fresh()[0]
 			r := h.honest(a)
 			tc.spoil(&r)
-			if v := h.s.result(liar, r); v.outcome != OutcomeRejected || liar.strikes != 1 {
-				t.Fatalf("outcome %d (%s), %d strikes; want rejected with a strike", v.outcome, v.reason, liar.strikes)
+			if v := h.s.Result(liar, r); v.Outcome != OutcomeRejected || liar.strikes != 1 {
+				t.Fatalf("outcome %d (%s), %d strikes; want rejected with a strike", v.Outcome, v.Reason, liar.strikes)
 			}
 			honest, rec := h.worker("honest", 4)
-			finishAll(t, h, map[*session]*recorder{honest: rec})
+			finishAll(t, h, map[*Session]*recorder{honest: rec})
 			h.checkExact()
 		})
 	}
@@ -152,16 +153,16 @@ func TestRunInvalidResults(t *testing.T) {
 // TestRunFailureEndsRuns: a run its worker's solver fails on is not held
 // against its tasks, and that worker is leased single tasks from then on.
 func TestRunFailureEndsRuns(t *testing.T) {
-	h := runHarness(t, 10, 4, schedOptions{MaxAttempts: 1})
+	h := runHarness(t, 10, 4, Options{MaxAttempts: 1})
 	w, rec := h.worker("broken", 1)
 	a := rec.fresh()[0]
-	if v := h.s.result(w, report{task: a.Task, lease: a.Lease, failure: "solver says no"}); v.outcome != OutcomeRejected {
-		t.Fatalf("failed run: outcome %d, want rejected", v.outcome)
+	if v := h.s.Result(w, Report{Task: a.Task, Lease: a.Lease, Failure: "solver says no"}); v.Outcome != OutcomeRejected {
+		t.Fatalf("failed run: outcome %d, want rejected", v.Outcome)
 	}
-	if _, _, _, err := h.s.totals(); err != nil {
+	if _, _, _, err := h.s.Totals(); err != nil {
 		t.Fatalf("a failed run failed the job: %v", err)
 	}
-	h.s.ready(w, 1)
+	h.s.Ready(w, 1)
 	next := rec.fresh()
 	if len(next) != 1 || next[0].Run != 1 || next[0].Task.Index != a.Task.Index {
 		t.Fatalf("after the failed run %+v the worker got %+v, want task %d alone", a, next, a.Task.Index)
@@ -173,7 +174,7 @@ func TestRunFailureEndsRuns(t *testing.T) {
 // TestRunStraggler: with nothing queued and a slot idle, a run leased for
 // longer than the task target is taken back and its tasks leased again.
 func TestRunStraggler(t *testing.T) {
-	h := runHarness(t, 10, 4, schedOptions{TaskTarget: time.Second, Lease: time.Hour})
+	h := runHarness(t, 10, 4, Options{TaskTarget: time.Second, Lease: time.Hour})
 	slow, slowRec := h.worker("slow", 4096)
 	held := slowRec.fresh()
 	h.s.mu.Lock() // the slow worker's spare credits would make it idle too
@@ -195,11 +196,11 @@ func TestRunStraggler(t *testing.T) {
 	}
 	for _, a := range held { // the slow worker's late results: commits or duplicates
 		r := h.honest(a)
-		if v := h.s.result(slow, r); v.outcome == OutcomeRejected || v.outcome == OutcomeConflict {
-			t.Fatalf("late result of %+v: outcome %d (%s)", a, v.outcome, v.reason)
+		if v := h.s.Result(slow, r); v.Outcome == OutcomeRejected || v.Outcome == OutcomeConflict {
+			t.Fatalf("late result of %+v: outcome %d (%s)", a, v.Outcome, v.Reason)
 		}
 	}
-	finishAll(t, h, map[*session]*recorder{idle: idleRec})
+	finishAll(t, h, map[*Session]*recorder{idle: idleRec})
 	h.checkExact()
 }
 
@@ -208,10 +209,10 @@ func TestRunStraggler(t *testing.T) {
 // is synced), and sampled tasks of runs are verified one by one.
 func TestRunsJournalAndVerify(t *testing.T) {
 	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
-	h := runHarness(t, 10, 4, schedOptions{Journal: j, VerifyFraction: 0.2})
+	h := runHarness(t, 10, 4, Options{Journal: j, VerifyFraction: 0.2})
 	a, recA := h.worker("a", 4)
 	b, recB := h.worker("b", 4)
-	finishAll(t, h, map[*session]*recorder{a: recA, b: recB})
+	finishAll(t, h, map[*Session]*recorder{a: recA, b: recB})
 	h.checkExact()
 	if len(j.commits) != len(h.plan.Tasks) {
 		t.Fatalf("journal holds %d commits, want %d", len(j.commits), len(h.plan.Tasks))
@@ -225,7 +226,7 @@ func TestRunsJournalAndVerify(t *testing.T) {
 		t.Errorf("no task verified with --verify-fraction 0.2")
 	}
 	done := make(chan struct{})
-	go func() { h.s.wait(); close(done) }()
+	go func() { h.s.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(eventTimeout):
@@ -234,11 +235,11 @@ func TestRunsJournalAndVerify(t *testing.T) {
 }
 
 // TestRunsBoundedPerSession: a worker that grants every credit it may
-// (maxCredits) with one slot holds at most a quarter of the queue in
+// (MaxCredits) with one slot holds at most a quarter of the queue in
 // runs, and its other leases are single tasks.
 func TestRunsBoundedPerSession(t *testing.T) {
-	h := runHarness(t, 12, 5, schedOptions{})
-	greedy, rec := h.worker("greedy", maxCredits)
+	h := runHarness(t, 12, 5, Options{})
+	greedy, rec := h.worker("greedy", MaxCredits)
 	held, runs := 0, 0
 	for _, a := range rec.all() {
 		held += a.Run
@@ -247,9 +248,9 @@ func TestRunsBoundedPerSession(t *testing.T) {
 		}
 	}
 	tasks := len(h.plan.Tasks)
-	if runs > runsPerSlot || held > tasks/4+maxCredits {
+	if runs > runsPerSlot || held > tasks/4+MaxCredits {
 		t.Fatalf("%d leases, %d of them runs, holding %d of %d tasks; want at most %d runs and %d tasks",
-			len(rec.all()), runs, held, tasks, runsPerSlot, tasks/4+maxCredits)
+			len(rec.all()), runs, held, tasks, runsPerSlot, tasks/4+MaxCredits)
 	}
 	h.drive(greedy, rec)
 	h.checkExact()

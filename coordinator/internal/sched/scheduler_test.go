@@ -1,12 +1,14 @@
-package coordinator
+package sched
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/nqueens/nqueens/solver"
 )
@@ -34,25 +36,25 @@ type recorder struct {
 	taken   int // assigns already returned by fresh
 }
 
-func (r *recorder) assign(a Assignment) {
+func (r *recorder) Assign(a Assignment) {
 	r.mu.Lock()
 	r.assigns = append(r.assigns, a)
 	r.mu.Unlock()
 }
 
-func (r *recorder) cancel(lease uint64, task TaskID, reason string) {
+func (r *recorder) Cancel(lease uint64, task TaskID, reason string) {
 	r.mu.Lock()
 	r.cancels = append(r.cancels, cancelled{lease, task, reason})
 	r.mu.Unlock()
 }
 
-func (r *recorder) drain(reason string) {
+func (r *recorder) Drain(reason string) {
 	r.mu.Lock()
 	r.drains = append(r.drains, reason)
 	r.mu.Unlock()
 }
 
-func (r *recorder) close() {
+func (r *recorder) Close() {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
@@ -108,7 +110,7 @@ func span(lo, hi int) []int {
 type schedHarness struct {
 	t     *testing.T
 	clock *fakeClock
-	s     *scheduler
+	s     *Scheduler
 	plan  solver.Plan
 	truth map[int]solver.Counts
 	runs  bool // workers it attaches take runs (runs.go)
@@ -117,7 +119,7 @@ type schedHarness struct {
 // testLease is the lease of every harness unless a test sets another.
 const testLease = 10 * time.Second
 
-func newSchedHarness(t *testing.T, n, depth int, opt schedOptions) *schedHarness {
+func newSchedHarness(t *testing.T, n, depth int, opt Options) *schedHarness {
 	t.Helper()
 	plan, err := solver.NewPlan(n, depth, solver.KindCount)
 	if err != nil {
@@ -128,8 +130,13 @@ func newSchedHarness(t *testing.T, n, depth int, opt schedOptions) *schedHarness
 	if opt.Lease == 0 {
 		opt.Lease = testLease
 	}
-	h.s = newScheduler(opt)
-	t.Cleanup(h.s.wait) // the coordinator's own verifications
+	h.s = NewScheduler(opt)
+	h.s.mu.check = func() {
+		if err := h.s.invariantsLocked(); err != nil {
+			t.Errorf("invariant broken: %v", err)
+		}
+	}
+	t.Cleanup(h.s.Wait) // the coordinator's own verifications
 	return h
 }
 
@@ -148,43 +155,43 @@ func (h *schedHarness) counts(idx int) solver.Counts {
 }
 
 // worker joins a worker named name and attaches it with credits.
-func (h *schedHarness) worker(name string, credits uint32) (*session, *recorder) {
+func (h *schedHarness) worker(name string, credits uint32) (*Session, *recorder) {
 	h.t.Helper()
 	rec := &recorder{}
-	sess, err := h.s.join(joinRequest{name: name, version: "test", slots: 1}, rec)
+	sess, err := h.s.Join(JoinRequest{Name: name, Version: "test", Slots: 1})
 	if err != nil {
 		h.t.Fatalf("join %s: %v", name, err)
 	}
-	if _, err := h.s.attach(sess.id, "127.0.0.1:1", credits, h.runs); err != nil {
+	if _, err := h.s.Attach(sess.id, "127.0.0.1:1", credits, h.runs, func(bool) Mailbox { return rec }); err != nil {
 		h.t.Fatalf("attach %s: %v", name, err)
 	}
 	return sess, rec
 }
 
 // honest is the true report of a (of each task of a run).
-func (h *schedHarness) honest(a Assignment) report {
+func (h *schedHarness) honest(a Assignment) Report {
 	if a.Run <= 1 {
-		return report{task: a.Task, lease: a.Lease, counts: h.counts(a.Task.Index)}
+		return Report{Task: a.Task, Lease: a.Lease, Counts: h.counts(a.Task.Index)}
 	}
-	r := report{task: a.Task, lease: a.Lease}
+	r := Report{Task: a.Task, Lease: a.Lease}
 	for i := range a.Run {
 		c := h.counts(a.Task.Index + i)
-		r.run = append(r.run, c)
-		r.counts = addCounts(r.counts, c, 1)
+		r.Run = append(r.Run, c)
+		r.Counts = addCounts(r.Counts, c, 1)
 	}
 	return r
 }
 
 // lie is a report of a with the given counts.
-func lie(a Assignment, c solver.Counts) report {
-	return report{task: a.Task, lease: a.Lease, counts: c}
+func lie(a Assignment, c solver.Counts) Report {
+	return Report{Task: a.Task, Lease: a.Lease, Counts: c}
 }
 
 // commit sends the honest result of a and wants it committed.
-func (h *schedHarness) commit(sess *session, a Assignment) {
+func (h *schedHarness) commit(sess *Session, a Assignment) {
 	h.t.Helper()
-	if v := h.s.result(sess, h.honest(a)); v.outcome != OutcomeCommitted {
-		h.t.Fatalf("honest result of task %d by %s: outcome %d (%s), want committed", a.Task.Index, sess.name, v.outcome, v.reason)
+	if v := h.s.Result(sess, h.honest(a)); v.Outcome != OutcomeCommitted {
+		h.t.Fatalf("honest result of task %d by %s: outcome %d (%s), want committed", a.Task.Index, sess.name, v.Outcome, v.Reason)
 	}
 }
 
@@ -192,39 +199,38 @@ func (h *schedHarness) commit(sess *session, a Assignment) {
 // receives, with a credit back for each, until none comes, waiting for the
 // coordinator's own verifications in between; then it waits for the job
 // to finish. Honest work is never rejected nor in conflict.
-func (h *schedHarness) drive(sess *session, rec *recorder, pending ...Assignment) {
+func (h *schedHarness) drive(sess *Session, rec *recorder, pending ...Assignment) {
 	h.t.Helper()
 	for {
-		h.s.wait()
+		h.s.Wait()
 		as := append(pending, rec.fresh()...)
 		pending = nil
 		if len(as) == 0 {
 			break
 		}
 		for _, a := range as {
-			if v := h.s.result(sess, h.honest(a)); v.outcome == OutcomeRejected || v.outcome == OutcomeConflict {
-				h.t.Errorf("honest result of task %d by %s: outcome %d (%s)", a.Task.Index, sess.name, v.outcome, v.reason)
+			if v := h.s.Result(sess, h.honest(a)); v.Outcome == OutcomeRejected || v.Outcome == OutcomeConflict {
+				h.t.Errorf("honest result of task %d by %s: outcome %d (%s)", a.Task.Index, sess.name, v.Outcome, v.Reason)
 			}
-			h.s.ready(sess, 1)
+			h.s.Ready(sess, 1)
 		}
 	}
 	select {
-	case <-h.s.finished():
+	case <-h.s.Finished():
 	case <-time.After(eventTimeout):
 		st := h.status()
-		h.t.Fatalf("the job did not finish: %d of %d committed, %d leased, %d queued", st.Summary.Committed, st.Summary.Tasks, st.Leased, st.Queued)
+		h.t.Fatalf("the job did not finish: %d of %d committed, %d leased, %d queued", st.Committed, st.Tasks, st.Leased, st.Queued)
 	}
-	h.s.wait()
+	h.s.Wait()
 }
 
 // status is a fresh snapshot; it checks that the task states add up.
-func (h *schedHarness) status() Status {
+func (h *schedHarness) status() Progress {
 	h.t.Helper()
-	var st Status
-	h.s.status(&st)
-	if st.Queued < 0 || st.Leased < 0 || st.Queued+st.Leased+st.Summary.Committed != st.Summary.Tasks {
+	st := h.s.Status()
+	if st.Queued < 0 || st.Leased < 0 || st.Queued+st.Leased+st.Committed != st.Tasks {
 		h.t.Errorf("queued %d + leased %d + committed %d, want %d tasks, none negative",
-			st.Queued, st.Leased, st.Summary.Committed, st.Summary.Tasks)
+			st.Queued, st.Leased, st.Committed, st.Tasks)
 	}
 	return st
 }
@@ -232,7 +238,7 @@ func (h *schedHarness) status() Status {
 // checkExact wants the job finished without error and its totals exact.
 func (h *schedHarness) checkExact() {
 	h.t.Helper()
-	c, committed, _, err := h.s.totals()
+	c, committed, _, err := h.s.Totals()
 	if err != nil || committed != len(h.plan.Tasks) {
 		h.t.Fatalf("totals: %d of %d tasks committed, err %v", committed, len(h.plan.Tasks), err)
 	}
@@ -242,7 +248,7 @@ func (h *schedHarness) checkExact() {
 }
 
 func (h *schedHarness) stats() Stats {
-	_, _, st, _ := h.s.totals()
+	_, _, st, _ := h.s.Totals()
 	return st
 }
 
@@ -259,17 +265,17 @@ func TestSchedLeaseOrder(t *testing.T) {
 			if got := indexes(rec.fresh()); !slices.Equal(got, span(0, 5)) {
 				h.t.Errorf("first credits: tasks %v, want %v", got, span(0, 5))
 			}
-			h.s.ready(sess, 3)
+			h.s.Ready(sess, 3)
 			return indexes(rec.fresh())
 		}, span(5, 8)},
 		{"taken-back tasks first, lowest index first", func(h *schedHarness) []int {
 			a, ra := h.worker("a", 6)
 			as := ra.fresh()
-			h.s.release(a, []uint64{as[4].Lease, as[1].Lease})
+			h.s.Release(a, []uint64{as[4].Lease, as[1].Lease})
 			b, rb := h.worker("b", 1)
 			first := indexes(rb.fresh())
-			h.s.detach(a, "stream broken") // 0, 2, 3, 5 go back too
-			h.s.ready(b, 6)
+			h.s.Detach(a, "stream broken") // 0, 2, 3, 5 go back too
+			h.s.Ready(b, 6)
 			return append(first, indexes(rb.fresh())...)
 		}, []int{1, 0, 2, 3, 4, 5, 6}},
 		{"no credits, no lease", func(h *schedHarness) []int {
@@ -279,7 +285,7 @@ func TestSchedLeaseOrder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newSchedHarness(t, 8, 2, schedOptions{})
+			h := newSchedHarness(t, 8, 2, Options{})
 			if got := tc.run(h); !slices.Equal(got, tc.want) {
 				t.Errorf("leased tasks %v, want %v", got, tc.want)
 			}
@@ -288,33 +294,33 @@ func TestSchedLeaseOrder(t *testing.T) {
 	}
 }
 
-// TestSchedLeaseCreditCap: a worker that offers more than maxCredits
-// credits holds at most maxCredits leases.
+// TestSchedLeaseCreditCap: a worker that offers more than MaxCredits
+// credits holds at most MaxCredits leases.
 func TestSchedLeaseCreditCap(t *testing.T) {
-	h := newSchedHarness(t, 13, 5, schedOptions{}) // 7808 tasks
-	if len(h.plan.Tasks) < maxCredits+100 {
-		t.Fatalf("plan of %d tasks, the test needs more than %d", len(h.plan.Tasks), maxCredits+100)
+	h := newSchedHarness(t, 13, 5, Options{}) // 7808 tasks
+	if len(h.plan.Tasks) < MaxCredits+100 {
+		t.Fatalf("plan of %d tasks, the test needs more than %d", len(h.plan.Tasks), MaxCredits+100)
 	}
-	a, ra := h.worker("greedy", maxCredits+500)
-	if got := indexes(ra.fresh()); !slices.Equal(got, span(0, maxCredits)) {
-		t.Fatalf("leased %d tasks, want the first %d", len(got), maxCredits)
+	a, ra := h.worker("greedy", MaxCredits+500)
+	if got := indexes(ra.fresh()); !slices.Equal(got, span(0, MaxCredits)) {
+		t.Fatalf("leased %d tasks, want the first %d", len(got), MaxCredits)
 	}
-	rest := len(h.plan.Tasks) - maxCredits
+	rest := len(h.plan.Tasks) - MaxCredits
 	c, rc := h.worker("rest", uint32(rest))
 	if got := len(rc.fresh()); got != rest {
 		t.Fatalf("leased %d tasks, want the other %d", got, rest)
 	}
 	// Credits offered with nothing to lease do not pile up beyond the cap.
 	b, rb := h.worker("hoarder", 0)
-	h.s.ready(b, maxCredits)
-	h.s.ready(b, maxCredits)
-	h.s.detach(a, "gone")
-	h.s.detach(c, "gone")
-	if got := indexes(rb.fresh()); !slices.Equal(got, span(0, maxCredits)) {
-		t.Errorf("hoarder leased %d tasks, want the first %d", len(got), maxCredits)
+	h.s.Ready(b, MaxCredits)
+	h.s.Ready(b, MaxCredits)
+	h.s.Detach(a, "gone")
+	h.s.Detach(c, "gone")
+	if got := indexes(rb.fresh()); !slices.Equal(got, span(0, MaxCredits)) {
+		t.Errorf("hoarder leased %d tasks, want the first %d", len(got), MaxCredits)
 	}
-	if st := h.status(); st.Leased != maxCredits || b.credits != 0 {
-		t.Errorf("leased %d, hoarder's credits %d; want %d, 0", st.Leased, b.credits, maxCredits)
+	if st := h.status(); st.Leased != MaxCredits || b.credits != 0 {
+		t.Errorf("leased %d, hoarder's credits %d; want %d, 0", st.Leased, b.credits, MaxCredits)
 	}
 }
 
@@ -322,7 +328,7 @@ func TestSchedLeaseCreditCap(t *testing.T) {
 // deadline expire cancels it on the worker, counts it and leases the task
 // to the next worker with credits.
 func TestSchedLeaseExpiry(t *testing.T) {
-	h := newSchedHarness(t, 8, 1, schedOptions{}) // 3 tasks
+	h := newSchedHarness(t, 8, 1, Options{}) // 3 tasks
 	a, ra := h.worker("a", 3)
 	as := ra.fresh()
 	b, rb := h.worker("b", 1) // nothing left to lease
@@ -330,11 +336,11 @@ func TestSchedLeaseExpiry(t *testing.T) {
 		t.Fatalf("b leased %v with every task out", indexes(got))
 	}
 	h.clock.Advance(6 * time.Second)
-	h.s.heartbeat(a, []uint64{as[0].Lease})
-	if _, _, ok := h.s.leaseFor(a, as[2].Task, as[2].Lease); !ok {
+	h.s.Heartbeat(a, []uint64{as[0].Lease})
+	if _, _, ok := h.s.LeaseFor(a, as[2].Task, as[2].Lease); !ok {
 		t.Fatal("leaseFor refused a's live lease")
 	}
-	if _, _, ok := h.s.leaseFor(b, as[2].Task, as[2].Lease); ok {
+	if _, _, ok := h.s.LeaseFor(b, as[2].Task, as[2].Lease); ok {
 		t.Fatal("leaseFor gave b a's lease")
 	}
 	h.clock.Advance(testLease - 6*time.Second) // task 1 at its deadline: not past it
@@ -352,8 +358,8 @@ func TestSchedLeaseExpiry(t *testing.T) {
 	if got := indexes(rb.fresh()); !slices.Equal(got, []int{1}) {
 		t.Errorf("b leased %v after the expiry, want [1]", got)
 	}
-	h.s.heartbeat(a, []uint64{as[1].Lease}) // too late
-	if _, _, ok := h.s.leaseFor(a, as[1].Task, as[1].Lease); ok || a.held[as[1].Lease] != nil {
+	h.s.Heartbeat(a, []uint64{as[1].Lease}) // too late
+	if _, _, ok := h.s.LeaseFor(a, as[1].Task, as[1].Lease); ok || a.held[as[1].Lease] != nil {
 		t.Error("an expired lease came back to life")
 	}
 	if st := h.stats(); st.Expired != 1 || st.Requeued != 1 || st.Leased != 4 {
@@ -364,8 +370,8 @@ func TestSchedLeaseExpiry(t *testing.T) {
 	if n := h.s.expire(h.clock.Now()); n != 2 || len(a.held) != 0 {
 		t.Errorf("expire took back %d leases, a holds %d; want 2, 0", n, len(a.held))
 	}
-	if st := h.status(); st.Summary.Expired != 3 || st.Leased != 1 {
-		t.Errorf("expired %d, leased %d; want 3, 1 (b's)", st.Summary.Expired, st.Leased)
+	if st := h.status(); st.Stats.Expired != 3 || st.Leased != 1 {
+		t.Errorf("expired %d, leased %d; want 3, 1 (b's)", st.Stats.Expired, st.Leased)
 	}
 }
 
@@ -376,7 +382,7 @@ type retryStep struct {
 }
 
 // TestSchedRetryCap: only the solver's own failures count toward a task's
-// retry cap, and only on distinct worker names (issue 12, D7): MaxAttempts
+// retry cap, and only on distinct worker names: MaxAttempts
 // of them fail the job with an error naming the failure.
 func TestSchedRetryCap(t *testing.T) {
 	const failure = "solver exploded"
@@ -398,7 +404,7 @@ func TestSchedRetryCap(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newSchedHarness(t, 8, 1, schedOptions{MaxAttempts: 3})
+			h := newSchedHarness(t, 8, 1, Options{MaxAttempts: 3})
 			for i, st := range tc.steps {
 				sess, rec := h.worker(st.name, 1)
 				as := rec.fresh()
@@ -407,22 +413,22 @@ func TestSchedRetryCap(t *testing.T) {
 				}
 				switch st.end {
 				case "fail":
-					r := report{task: as[0].Task, lease: as[0].Lease, failure: failure}
-					if v := h.s.result(sess, r); v.outcome != OutcomeRejected {
-						t.Fatalf("step %d: failure outcome %d, want rejected", i, v.outcome)
+					r := Report{Task: as[0].Task, Lease: as[0].Lease, Failure: failure}
+					if v := h.s.Result(sess, r); v.Outcome != OutcomeRejected {
+						t.Fatalf("step %d: failure outcome %d, want rejected", i, v.Outcome)
 					}
 				case "detach":
-					h.s.detach(sess, "stream broken")
+					h.s.Detach(sess, "stream broken")
 				case "expire":
 					h.clock.Advance(testLease + time.Second)
 					if n := h.s.expire(h.clock.Now()); n != 1 {
 						t.Fatalf("step %d: %d leases expired, want 1", i, n)
 					}
 				case "release":
-					h.s.release(sess, []uint64{as[0].Lease})
+					h.s.Release(sess, []uint64{as[0].Lease})
 				}
 			}
-			_, _, stats, err := h.s.totals()
+			_, _, stats, err := h.s.Totals()
 			if stats.Requeued != uint64(len(tc.steps)) {
 				t.Errorf("requeued %d, want %d", stats.Requeued, len(tc.steps))
 			}
@@ -439,7 +445,7 @@ func TestSchedRetryCap(t *testing.T) {
 				t.Fatalf("job error %v, want one naming task 0 and %q", err, failure)
 			}
 			select {
-			case <-h.s.finished():
+			case <-h.s.Finished():
 			default:
 				t.Error("failed job not finished")
 			}
@@ -453,19 +459,19 @@ func TestSchedRetryCap(t *testing.T) {
 // TestSchedRelease: released leases go back without a Cancel and without
 // counting toward the retry cap; a worker cannot release another's lease.
 func TestSchedRelease(t *testing.T) {
-	h := newSchedHarness(t, 8, 2, schedOptions{MaxAttempts: 1})
+	h := newSchedHarness(t, 8, 2, Options{MaxAttempts: 1})
 	a, ra := h.worker("a", 3)
 	as := ra.fresh()
 	b, rb := h.worker("b", 0)
-	h.s.release(b, []uint64{as[1].Lease}) // not b's: nothing happens
-	h.s.release(a, []uint64{as[0].Lease, as[2].Lease, 999})
+	h.s.Release(b, []uint64{as[1].Lease}) // not b's: nothing happens
+	h.s.Release(a, []uint64{as[0].Lease, as[2].Lease, 999})
 	if got := ra.cancelList(); len(got) != 0 {
 		t.Errorf("release sent cancels %v", got)
 	}
 	if len(a.held) != 1 || a.held[as[1].Lease] == nil {
 		t.Errorf("a holds %d leases, want task 1's", len(a.held))
 	}
-	h.s.ready(b, 3)
+	h.s.Ready(b, 3)
 	if got := indexes(rb.fresh()); !slices.Equal(got, []int{0, 2, 3}) {
 		t.Errorf("b leased %v, want [0 2 3]", got)
 	}
@@ -473,13 +479,13 @@ func TestSchedRelease(t *testing.T) {
 	for _, name := range []string{"c", "d", "e"} {
 		sess, rec := h.worker(name, 1)
 		l := rec.fresh()
-		h.s.release(sess, []uint64{l[0].Lease})
+		h.s.Release(sess, []uint64{l[0].Lease})
 	}
 	st := h.stats()
 	if st.Requeued != 5 || st.Expired != 0 || st.Rejected != 0 {
 		t.Errorf("requeued %d, expired %d, rejected %d; want 5, 0, 0", st.Requeued, st.Expired, st.Rejected)
 	}
-	if _, _, _, err := h.s.totals(); err != nil {
+	if _, _, _, err := h.s.Totals(); err != nil {
 		t.Errorf("releases failed the job: %v", err)
 	}
 }
@@ -495,7 +501,7 @@ type resultCase struct {
 	name string
 	// run leases tasks to workers a and b (attached with no credits) and
 	// returns the verdict of the result under test.
-	run        func(h *schedHarness, a, b *session, ra, rb *recorder) verdict
+	run        func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict
 	want       Outcome
 	committed  int // tasks committed after it
 	leased     int // tasks leased after it
@@ -504,14 +510,14 @@ type resultCase struct {
 }
 
 // expiredTo leases task 0 to a, expires it and leases it to b.
-func (h *schedHarness) expiredTo(a, b *session, ra, rb *recorder) (Assignment, Assignment) {
+func (h *schedHarness) expiredTo(a, b *Session, ra, rb *recorder) (Assignment, Assignment) {
 	h.t.Helper()
-	h.s.ready(a, 1)
+	h.s.Ready(a, 1)
 	la := ra.fresh()[0]
 	if h.expireAll() != 1 {
 		h.t.Fatal("a's lease did not expire")
 	}
-	h.s.ready(b, 1)
+	h.s.Ready(b, 1)
 	lb := rb.fresh()[0]
 	if la.Task.Index != 0 || lb.Task.Index != 0 {
 		h.t.Fatalf("leased %d, then %d; want task 0 twice", la.Task.Index, lb.Task.Index)
@@ -525,39 +531,39 @@ var otherCounts = solver.Counts{Total: 8, Unique: 1, Nodes: 14}
 // againCases are results for tasks committed already or about to be.
 func againCases() []resultCase {
 	return []resultCase{
-		{name: "late, nobody committed meanwhile", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+		{name: "late, nobody committed meanwhile", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
 			la, lb := h.expiredTo(a, b, ra, rb)
-			v := h.s.result(a, h.honest(la))
+			v := h.s.Result(a, h.honest(la))
 			want := []cancelled{{lb.Lease, lb.Task, "committed by another worker"}}
 			if got := rb.cancelList(); !slices.Equal(got, want) {
 				h.t.Errorf("b's cancels %v, want %v", got, want)
 			}
-			if late := h.s.result(b, h.honest(lb)); late.outcome != OutcomeDuplicate {
-				h.t.Errorf("b's result after the cancel: outcome %d, want duplicate", late.outcome)
+			if late := h.s.Result(b, h.honest(lb)); late.Outcome != OutcomeDuplicate {
+				h.t.Errorf("b's result after the cancel: outcome %d, want duplicate", late.Outcome)
 			}
 			return v
 		}, want: OutcomeCommitted, committed: 1, dup: 1},
-		{name: "late, committed meanwhile, equal", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+		{name: "late, committed meanwhile, equal", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
 			la, lb := h.expiredTo(a, b, ra, rb)
 			h.commit(b, lb)
-			return h.s.result(a, h.honest(la))
+			return h.s.Result(a, h.honest(la))
 		}, want: OutcomeDuplicate, committed: 1, dup: 1},
-		{name: "late, committed meanwhile, different", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
+		{name: "late, committed meanwhile, different", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
 			la, lb := h.expiredTo(a, b, ra, rb)
 			h.commit(b, lb)
-			return h.s.result(a, lie(la, otherCounts))
+			return h.s.Result(a, lie(la, otherCounts))
 		}, want: OutcomeConflict, committed: 1, confl: 1},
-		{name: "the same result twice", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			h.s.ready(a, 1)
+		{name: "the same result twice", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			h.s.Ready(a, 1)
 			la := ra.fresh()[0]
 			h.commit(a, la)
-			return h.s.result(a, h.honest(la))
+			return h.s.Result(a, h.honest(la))
 		}, want: OutcomeDuplicate, committed: 1, dup: 1},
-		{name: "another result for a committed task", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			h.s.ready(a, 1)
+		{name: "another result for a committed task", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			h.s.Ready(a, 1)
 			la := ra.fresh()[0]
 			h.commit(a, la)
-			return h.s.result(a, lie(la, otherCounts))
+			return h.s.Result(a, lie(la, otherCounts))
 		}, want: OutcomeConflict, committed: 1, confl: 1},
 	}
 }
@@ -565,31 +571,31 @@ func againCases() []resultCase {
 // foreignCases are results for tasks the worker does not hold: rejected,
 // and a's lease of task 0 lives on.
 func foreignCases() []resultCase {
-	leased := func(h *schedHarness, a *session, ra *recorder, edit func(*report)) verdict {
-		h.s.ready(a, 1)
+	leased := func(h *schedHarness, a *Session, ra *recorder, edit func(*Report)) Verdict {
+		h.s.Ready(a, 1)
 		r := h.honest(ra.fresh()[0])
 		edit(&r)
-		return h.s.result(a, r)
+		return h.s.Result(a, r)
 	}
 	return []resultCase{
-		{name: "another plan", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			return leased(h, a, ra, func(r *report) { r.task.Plan++ })
+		{name: "another plan", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			return leased(h, a, ra, func(r *Report) { r.Task.Plan++ })
 		}, want: OutcomeRejected, leased: 1, rejected: 1},
-		{name: "index below the plan", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			return leased(h, a, ra, func(r *report) { r.task.Index = -1 })
+		{name: "index below the plan", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			return leased(h, a, ra, func(r *Report) { r.Task.Index = -1 })
 		}, want: OutcomeRejected, leased: 1, rejected: 1},
-		{name: "index past the plan", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			return leased(h, a, ra, func(r *report) { r.task.Index = len(h.plan.Tasks) })
+		{name: "index past the plan", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			return leased(h, a, ra, func(r *Report) { r.Task.Index = len(h.plan.Tasks) })
 		}, want: OutcomeRejected, leased: 1, rejected: 1},
-		{name: "a task never leased", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			return leased(h, a, ra, func(r *report) { r.task.Index = 5 })
+		{name: "a task never leased", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			return leased(h, a, ra, func(r *Report) { r.Task.Index = 5 })
 		}, want: OutcomeRejected, leased: 1, rejected: 1},
-		{name: "no lease at all", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			return h.s.result(a, report{task: TaskID{Plan: h.plan.Fingerprint(), Index: 3}})
+		{name: "no lease at all", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			return h.s.Result(a, Report{Task: TaskID{Plan: h.plan.Fingerprint(), Index: 3}})
 		}, want: OutcomeRejected, rejected: 1},
-		{name: "another worker's lease", run: func(h *schedHarness, a, b *session, ra, rb *recorder) verdict {
-			h.s.ready(a, 1)
-			return h.s.result(b, h.honest(ra.fresh()[0]))
+		{name: "another worker's lease", run: func(h *schedHarness, a, b *Session, ra, rb *recorder) Verdict {
+			h.s.Ready(a, 1)
+			return h.s.Result(b, h.honest(ra.fresh()[0]))
 		}, want: OutcomeRejected, leased: 1, rejected: 1},
 	}
 }
@@ -599,22 +605,22 @@ func foreignCases() []resultCase {
 func TestSchedResults(t *testing.T) {
 	for _, tc := range append(againCases(), foreignCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newSchedHarness(t, 8, 2, schedOptions{})
+			h := newSchedHarness(t, 8, 2, Options{})
 			a, ra := h.worker("a", 0)
 			b, rb := h.worker("b", 0)
 			v := tc.run(h, a, b, ra, rb)
-			if v.outcome != tc.want {
-				t.Errorf("outcome %d (%s), want %d", v.outcome, v.reason, tc.want)
+			if v.Outcome != tc.want {
+				t.Errorf("outcome %d (%s), want %d", v.Outcome, v.Reason, tc.want)
 			}
 			st := h.status()
-			if st.Summary.Committed != tc.committed || st.Leased != tc.leased || st.Summary.Duplicates != tc.dup ||
-				st.Summary.Conflicts != tc.confl || st.Summary.Rejected != tc.rejected {
+			if st.Committed != tc.committed || st.Leased != tc.leased || st.Stats.Duplicates != tc.dup ||
+				st.Stats.Conflicts != tc.confl || st.Stats.Rejected != tc.rejected {
 				t.Errorf("committed %d, leased %d, duplicates %d, conflicts %d, rejected %d; want %d, %d, %d, %d, %d",
-					st.Summary.Committed, st.Leased, st.Summary.Duplicates, st.Summary.Conflicts, st.Summary.Rejected,
+					st.Committed, st.Leased, st.Stats.Duplicates, st.Stats.Conflicts, st.Stats.Rejected,
 					tc.committed, tc.leased, tc.dup, tc.confl, tc.rejected)
 			}
 			conflicts := 0
-			for _, e := range h.s.eventsAfter(0) {
+			for _, e := range h.s.EventsAfter(0) {
 				if e.Kind == EventConflict {
 					conflicts++
 				}
@@ -622,7 +628,7 @@ func TestSchedResults(t *testing.T) {
 			if conflicts != int(tc.confl) {
 				t.Errorf("%d conflict events, want %d", conflicts, tc.confl)
 			}
-			if c, _, _, _ := h.s.totals(); c != st.committedCounts() {
+			if c, _, _, _ := h.s.Totals(); c != st.committedCounts() {
 				t.Errorf("totals %+v, status %+v", c, st.committedCounts())
 			}
 		})
@@ -630,8 +636,8 @@ func TestSchedResults(t *testing.T) {
 }
 
 // committedCounts is what st says was committed.
-func (st Status) committedCounts() solver.Counts {
-	return solver.Counts{Total: st.Summary.Solutions, Unique: st.Summary.Unique, Nodes: st.Summary.Nodes}
+func (st Progress) committedCounts() solver.Counts {
+	return solver.Counts{Total: st.Solutions, Unique: st.Unique, Nodes: st.Nodes}
 }
 
 // TestSchedImplausible: counts no task of the board can have are rejected
@@ -651,11 +657,11 @@ func TestSchedImplausible(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newSchedHarness(t, 8, 2, schedOptions{})
+			h := newSchedHarness(t, 8, 2, Options{})
 			a, ra := h.worker("a", 1)
-			v := h.s.result(a, lie(ra.fresh()[0], tc.counts))
-			if v.outcome != OutcomeRejected || !strings.Contains(v.reason, tc.reason) {
-				t.Errorf("outcome %d (%s), want rejected for %q", v.outcome, v.reason, tc.reason)
+			v := h.s.Result(a, lie(ra.fresh()[0], tc.counts))
+			if v.Outcome != OutcomeRejected || !strings.Contains(v.Reason, tc.reason) {
+				t.Errorf("outcome %d (%s), want rejected for %q", v.Outcome, v.Reason, tc.reason)
 			}
 			if a.strikes != 1 || a.quarantined || len(a.held) != 0 {
 				t.Errorf("strikes %d, quarantined %v, holds %d; want 1, false, 0", a.strikes, a.quarantined, len(a.held))
@@ -664,15 +670,15 @@ func TestSchedImplausible(t *testing.T) {
 			if got := indexes(rb.fresh()); !slices.Equal(got, []int{0}) {
 				t.Errorf("b leased %v, want the rejected task 0", got)
 			}
-			if st := h.status(); st.Summary.Committed != 0 || st.Summary.Rejected != 1 || st.Summary.Requeued != 1 || st.Summary.Solutions != 0 {
+			if st := h.status(); st.Committed != 0 || st.Stats.Rejected != 1 || st.Stats.Requeued != 1 || st.Solutions != 0 {
 				t.Errorf("committed %d, rejected %d, requeued %d, solutions %d; want 0, 1, 1, 0",
-					st.Summary.Committed, st.Summary.Rejected, st.Summary.Requeued, st.Summary.Solutions)
+					st.Committed, st.Stats.Rejected, st.Stats.Requeued, st.Solutions)
 			}
 		})
 	}
 }
 
-// TestSchedQuarantineStrikes: maxStrikes invalid results or batches
+// TestSchedQuarantineStrikes: MaxStrikes invalid results or batches
 // quarantine a worker: it is drained, refused, and the tasks it committed
 // go back to the queue, so the totals stay exact.
 func TestSchedQuarantineStrikes(t *testing.T) {
@@ -688,7 +694,7 @@ func TestSchedQuarantineStrikes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newSchedHarness(t, 8, 2, schedOptions{})
+			h := newSchedHarness(t, 8, 2, Options{})
 			a, ra := h.worker("a", 5)
 			as := ra.fresh()
 			h.commit(a, as[0])
@@ -697,33 +703,33 @@ func TestSchedQuarantineStrikes(t *testing.T) {
 			for i, batch := range tc.batches {
 				if batch {
 					nbatches++
-					h.s.rejectBatch(a, as[1+i].Lease, "bad batch")
-				} else if v := h.s.result(a, lie(as[1+i], bad)); v.outcome != OutcomeRejected {
-					t.Fatalf("strike %d: outcome %d, want rejected", i, v.outcome)
+					h.s.RejectBatch(a, as[1+i].Lease, "bad batch")
+				} else if v := h.s.Result(a, lie(as[1+i], bad)); v.Outcome != OutcomeRejected {
+					t.Fatalf("strike %d: outcome %d, want rejected", i, v.Outcome)
 				}
 			}
 			if got := len(ra.cancelList()); got != nbatches {
 				t.Errorf("%d cancels, want one per bad batch (%d)", got, nbatches)
 			}
-			quarantined := len(tc.batches) >= maxStrikes
+			quarantined := len(tc.batches) >= MaxStrikes
 			st := h.status()
-			if a.quarantined != quarantined || st.Summary.Quarantined != uint64(len(tc.batches)/maxStrikes) {
-				t.Fatalf("quarantined %v (%d), want %v", a.quarantined, st.Summary.Quarantined, quarantined)
+			if a.quarantined != quarantined || st.Stats.Quarantined != uint64(len(tc.batches)/MaxStrikes) {
+				t.Fatalf("quarantined %v (%d), want %v", a.quarantined, st.Stats.Quarantined, quarantined)
 			}
 			if !quarantined {
-				if st.Summary.Committed != 2 || len(ra.drainList()) != 0 {
-					t.Errorf("committed %d, drains %v; want 2, none", st.Summary.Committed, ra.drainList())
+				if st.Committed != 2 || len(ra.drainList()) != 0 {
+					t.Errorf("committed %d, drains %v; want 2, none", st.Committed, ra.drainList())
 				}
 				return
 			}
 			if d := ra.drainList(); len(d) != 1 || !strings.HasPrefix(d[0], "quarantined") {
 				t.Errorf("drains %q, want one quarantine", d)
 			}
-			if st.Summary.Committed != 0 || st.Summary.Solutions != 0 || st.Leased != 0 || len(a.held) != 0 {
-				t.Errorf("after the quarantine: committed %d, solutions %d, leased %d; want nothing left", st.Summary.Committed, st.Summary.Solutions, st.Leased)
+			if st.Committed != 0 || st.Solutions != 0 || st.Leased != 0 || len(a.held) != 0 {
+				t.Errorf("after the quarantine: committed %d, solutions %d, leased %d; want nothing left", st.Committed, st.Solutions, st.Leased)
 			}
-			if v := h.s.result(a, h.honest(as[0])); v.outcome != OutcomeRejected {
-				t.Errorf("a quarantined worker's result: outcome %d, want rejected", v.outcome)
+			if v := h.s.Result(a, h.honest(as[0])); v.Outcome != OutcomeRejected {
+				t.Errorf("a quarantined worker's result: outcome %d, want rejected", v.Outcome)
 			}
 			b, rb := h.worker("b", 5)
 			bs := rb.fresh()
@@ -752,12 +758,12 @@ func countOf(as []Assignment, idx int) int {
 // it, the liar is quarantined and the totals stay exact.
 func TestSchedQuarantineVerifiedCommitter(t *testing.T) {
 	checkLeaks(t)
-	h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+	h := newSchedHarness(t, 8, 2, Options{VerifyFraction: 1})
 	liar, rl := h.worker("liar", 2)
 	ls := rl.fresh()
 	h.commit(liar, ls[1])
-	if v := h.s.result(liar, lie(ls[0], solver.Counts{Total: 8, Unique: 1, Nodes: 14})); v.outcome != OutcomeCommitted {
-		t.Fatalf("the lie: outcome %d, want committed (it is plausible)", v.outcome)
+	if v := h.s.Result(liar, lie(ls[0], solver.Counts{Total: 8, Unique: 1, Nodes: 14})); v.Outcome != OutcomeCommitted {
+		t.Fatalf("the lie: outcome %d, want committed (it is plausible)", v.Outcome)
 	}
 	hon, rh := h.worker("honest", 100)
 	hs := rh.fresh()
@@ -765,21 +771,21 @@ func TestSchedQuarantineVerifiedCommitter(t *testing.T) {
 	if got, want := indexes(hs), append(span(2, 17), 1, 0); !slices.Equal(got, want) {
 		t.Fatalf("honest leased %v, want the fresh tasks, then verifications %v", got, want)
 	}
-	if v := h.s.result(hon, h.honest(hs[15])); v.outcome != OutcomeVerified {
-		t.Errorf("verification of the liar's true task 1: outcome %d, want verified", v.outcome)
+	if v := h.s.Result(hon, h.honest(hs[15])); v.Outcome != OutcomeVerified {
+		t.Errorf("verification of the liar's true task 1: outcome %d, want verified", v.Outcome)
 	}
-	if v := h.s.result(hon, h.honest(hs[16])); v.outcome != OutcomeConflict {
-		t.Errorf("verification of the lie: outcome %d, want conflict", v.outcome)
+	if v := h.s.Result(hon, h.honest(hs[16])); v.Outcome != OutcomeConflict {
+		t.Errorf("verification of the lie: outcome %d, want conflict", v.Outcome)
 	}
-	h.s.wait() // the coordinator's count of task 0
+	h.s.Wait() // the coordinator's count of task 0
 	if !liar.quarantined || len(rl.drainList()) != 1 {
 		t.Fatalf("liar quarantined %v, drains %q", liar.quarantined, rl.drainList())
 	}
-	if st := h.status(); st.Summary.Committed != 1 || st.Summary.Solutions != 0 {
-		t.Errorf("after the quarantine: %d committed with %d solutions; want task 0 with the truth, 0", st.Summary.Committed, st.Summary.Solutions)
+	if st := h.status(); st.Committed != 1 || st.Solutions != 0 {
+		t.Errorf("after the quarantine: %d committed with %d solutions; want task 0 with the truth, 0", st.Committed, st.Solutions)
 	}
-	if v := h.s.result(liar, h.honest(ls[1])); v.outcome != OutcomeRejected {
-		t.Errorf("the quarantined liar's result: outcome %d, want rejected", v.outcome)
+	if v := h.s.Result(liar, h.honest(ls[1])); v.Outcome != OutcomeRejected {
+		t.Errorf("the quarantined liar's result: outcome %d, want rejected", v.Outcome)
 	}
 	h.drive(hon, rh, hs[:15]...)
 	h.checkExact()
@@ -801,33 +807,33 @@ func TestSchedQuarantineVerifiedCommitter(t *testing.T) {
 // verification is quarantined, and the committed counts stay.
 func TestSchedQuarantineVerifiedVerifier(t *testing.T) {
 	checkLeaks(t)
-	h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+	h := newSchedHarness(t, 8, 2, Options{VerifyFraction: 1})
 	liar, rl := h.worker("liar", 0) // attached: the verifications wait for it
 	hon, rh := h.worker("honest", 17)
 	for _, a := range rh.fresh() {
 		h.commit(hon, a)
 	}
-	h.s.ready(liar, 17)
+	h.s.Ready(liar, 17)
 	ls := rl.fresh()
 	if got := indexes(ls); !slices.Equal(got, span(0, 17)) {
 		t.Fatalf("liar verifies %v, want every task", got)
 	}
-	if v := h.s.result(liar, lie(ls[4], solver.Counts{Total: 16, Unique: 2, Nodes: 37})); v.outcome != OutcomeConflict {
-		t.Errorf("the lying verification: outcome %d, want conflict", v.outcome)
+	if v := h.s.Result(liar, lie(ls[4], solver.Counts{Total: 16, Unique: 2, Nodes: 37})); v.Outcome != OutcomeConflict {
+		t.Errorf("the lying verification: outcome %d, want conflict", v.Outcome)
 	}
-	h.s.wait()
+	h.s.Wait()
 	if !liar.quarantined || len(rl.drainList()) != 1 || len(liar.held) != 0 {
 		t.Fatalf("liar quarantined %v, drains %q, holds %d", liar.quarantined, rl.drainList(), len(liar.held))
 	}
 	for _, a := range ls[5:] {
-		if v := h.s.result(liar, h.honest(a)); v.outcome != OutcomeRejected {
-			t.Errorf("quarantined liar's verification of task %d: outcome %d, want rejected", a.Task.Index, v.outcome)
+		if v := h.s.Result(liar, h.honest(a)); v.Outcome != OutcomeRejected {
+			t.Errorf("quarantined liar's verification of task %d: outcome %d, want rejected", a.Task.Index, v.Outcome)
 		}
 	}
 	h.drive(hon, rh) // the coordinator verifies the rest itself
 	h.checkExact()
-	if st := h.status(); st.Summary.Quarantined != 1 || st.Summary.Verified != 17 || len(rh.all()) != 17 {
-		t.Errorf("quarantined %d, verified %d, honest leased %d; want 1, 17, 17", st.Summary.Quarantined, st.Summary.Verified, len(rh.all()))
+	if st := h.status(); st.Stats.Quarantined != 1 || st.Stats.Verified != 17 || len(rh.all()) != 17 {
+		t.Errorf("quarantined %d, verified %d, honest leased %d; want 1, 17, 17", st.Stats.Quarantined, st.Stats.Verified, len(rh.all()))
 	}
 }
 
@@ -835,9 +841,9 @@ func TestSchedQuarantineVerifiedVerifier(t *testing.T) {
 // count in the totals but not in this run's work; an implausible record is
 // dropped and its task computed again.
 func TestSchedRestore(t *testing.T) {
-	h := newSchedHarness(t, 8, 2, schedOptions{})
+	h := newSchedHarness(t, 8, 2, Options{})
 	for _, idx := range []int{-1, len(h.plan.Tasks)} {
-		if err := h.s.restore(idx, solver.Counts{}); err == nil {
+		if err := h.s.Restore(idx, solver.Counts{}); err == nil {
 			t.Errorf("restore(%d) of a %d-task plan: no error", idx, len(h.plan.Tasks))
 		}
 	}
@@ -852,15 +858,15 @@ func TestSchedRestore(t *testing.T) {
 		{4, solver.Counts{Total: 16, Unique: 2, Nodes: 5}},  // restored already: ignored
 	}
 	for _, r := range records {
-		if err := h.s.restore(r.index, r.c); err != nil {
+		if err := h.s.Restore(r.index, r.c); err != nil {
 			t.Fatalf("restore(%d): %v", r.index, err)
 		}
 	}
-	h.s.checkDone()
+	h.s.CheckDone()
 	st := h.status()
-	if st.Restored != 2 || st.Summary.Committed != 2 || st.Summary.Solutions != 8 || st.WorkDone != 0 || st.Done {
+	if st.Restored != 2 || st.Committed != 2 || st.Solutions != 8 || st.WorkDone != 0 || st.Done {
 		t.Errorf("restored %d, committed %d, solutions %d, work done %v, done %v; want 2, 2, 8, 0, false",
-			st.Restored, st.Summary.Committed, st.Summary.Solutions, st.WorkDone, st.Done)
+			st.Restored, st.Committed, st.Solutions, st.WorkDone, st.Done)
 	}
 	a, ra := h.worker("a", 100)
 	as := ra.fresh()
@@ -883,15 +889,15 @@ func TestSchedRestore(t *testing.T) {
 // TestSchedRestoreAll: a job restored whole is done before any worker
 // joins, and a worker that joins is drained at once.
 func TestSchedRestoreAll(t *testing.T) {
-	h := newSchedHarness(t, 8, 2, schedOptions{})
+	h := newSchedHarness(t, 8, 2, Options{})
 	for i := range h.plan.Tasks {
-		if err := h.s.restore(i, h.counts(i)); err != nil {
+		if err := h.s.Restore(i, h.counts(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.s.checkDone()
+	h.s.CheckDone()
 	select {
-	case <-h.s.finished():
+	case <-h.s.Finished():
 	default:
 		t.Fatal("a job restored whole is not finished")
 	}
@@ -906,36 +912,36 @@ func TestSchedRestoreAll(t *testing.T) {
 }
 
 // TestSchedEndedLeasesBounded: leases that end are remembered only in a
-// ring of maxEndedLeases (D4), so a worker that takes and releases leases
+// ring of MaxEndedLeases (D4), so a worker that takes and releases leases
 // in a loop cannot grow the coordinator's memory; a late result for a
 // lease the ring still holds is matched, an older one is not.
 func TestSchedEndedLeasesBounded(t *testing.T) {
-	h := newSchedHarness(t, 8, 1, schedOptions{})
+	h := newSchedHarness(t, 8, 1, Options{})
 	a, ra := h.worker("a", 1)
 	first := ra.fresh()[0]
 	prev := first
-	for range maxEndedLeases + 100 {
-		h.s.release(a, []uint64{prev.Lease})
-		h.s.ready(a, 1)
+	for range MaxEndedLeases + 100 {
+		h.s.Release(a, []uint64{prev.Lease})
+		h.s.Ready(a, 1)
 		as := ra.fresh()
 		if len(as) != 1 || as[0].Task.Index != 0 {
 			t.Fatalf("after a release: leased %v, want task 0 again", indexes(as))
 		}
 		prev = as[0]
 	}
-	if live := len(a.held); live != 1 || len(h.s.leases) > live+maxEndedLeases {
-		t.Fatalf("%d leases remembered, %d live; want at most %d", len(h.s.leases), live, live+maxEndedLeases)
+	if live := len(a.held); live != 1 || len(h.s.leases) > live+MaxEndedLeases {
+		t.Fatalf("%d leases remembered, %d live; want at most %d", len(h.s.leases), live, live+MaxEndedLeases)
 	}
-	if v := h.s.result(a, h.honest(first)); v.outcome != OutcomeRejected {
-		t.Errorf("result for a forgotten lease: outcome %d, want rejected", v.outcome)
+	if v := h.s.Result(a, h.honest(first)); v.Outcome != OutcomeRejected {
+		t.Errorf("result for a forgotten lease: outcome %d, want rejected", v.Outcome)
 	}
 	all := ra.all()
 	recent := all[len(all)-2] // released last
-	if v := h.s.result(a, h.honest(recent)); v.outcome != OutcomeCommitted {
-		t.Errorf("late result for a remembered lease: outcome %d (%s), want committed", v.outcome, v.reason)
+	if v := h.s.Result(a, h.honest(recent)); v.Outcome != OutcomeCommitted {
+		t.Errorf("late result for a remembered lease: outcome %d (%s), want committed", v.Outcome, v.Reason)
 	}
-	if st := h.stats(); st.Requeued != maxEndedLeases+101 || st.Leased != maxEndedLeases+101 {
-		t.Errorf("requeued %d, leased %d; want %d each", st.Requeued, st.Leased, maxEndedLeases+101)
+	if st := h.stats(); st.Requeued != MaxEndedLeases+101 || st.Leased != MaxEndedLeases+101 {
+		t.Errorf("requeued %d, leased %d; want %d each", st.Requeued, st.Leased, MaxEndedLeases+101)
 	}
 }
 
@@ -943,13 +949,13 @@ func TestSchedEndedLeasesBounded(t *testing.T) {
 // at every step), Busy counts only time with a worker attached, and the
 // work done grows with the committed nodes.
 func TestSchedStatus(t *testing.T) {
-	h := newSchedHarness(t, 8, 2, schedOptions{})
-	check := func(what string, busy time.Duration, queued, leased, committed int) Status {
+	h := newSchedHarness(t, 8, 2, Options{})
+	check := func(what string, busy time.Duration, queued, leased, committed int) Progress {
 		t.Helper()
 		st := h.status()
-		if st.Busy != busy || st.Queued != queued || st.Leased != leased || st.Summary.Committed != committed {
+		if st.Busy != busy || st.Queued != queued || st.Leased != leased || st.Committed != committed {
 			t.Errorf("%s: busy %v, queued %d, leased %d, committed %d; want %v, %d, %d, %d",
-				what, st.Busy, st.Queued, st.Leased, st.Summary.Committed, busy, queued, leased, committed)
+				what, st.Busy, st.Queued, st.Leased, st.Committed, busy, queued, leased, committed)
 		}
 		if st.WorkDone < 0 || st.WorkTotal < st.WorkDone {
 			t.Errorf("%s: work %v of %v", what, st.WorkDone, st.WorkTotal)
@@ -964,8 +970,8 @@ func TestSchedStatus(t *testing.T) {
 	b, rb := h.worker("b", 2)
 	h.clock.Advance(time.Second) // two workers: still one second
 	st := check("a and b", 8*time.Second, 12, 5, 0)
-	if len(st.Workers) != 2 || st.Summary.Workers != 2 || st.Workers[0].Leases+st.Workers[1].Leases != 5 {
-		t.Errorf("workers %+v, peak %d; want a and b, 5 leases between them", st.Workers, st.Summary.Workers)
+	if len(st.Workers) != 2 || st.PeakWorkers != 2 || st.Workers[0].Leases+st.Workers[1].Leases != 5 {
+		t.Errorf("workers %+v, peak %d; want a and b, 5 leases between them", st.Workers, st.PeakWorkers)
 	}
 	as := ra.fresh()
 	var done float64
@@ -977,21 +983,21 @@ func TestSchedStatus(t *testing.T) {
 			t.Errorf("after %d commits: work done %v, want the committed nodes %v", i+1, st.WorkDone, done)
 		}
 	}
-	h.s.detach(a, "stream broken")
+	h.s.Detach(a, "stream broken")
 	check("a gone", 8*time.Second, 13, 2, 2)
-	h.s.detach(b, "stream broken")
+	h.s.Detach(b, "stream broken")
 	h.clock.Advance(11 * time.Second) // nobody attached again
 	st = check("all gone", 8*time.Second, 15, 0, 2)
-	if len(st.Workers) != 0 || st.Summary.Workers != 2 || len(rb.cancelList()) != 0 {
-		t.Errorf("workers %d, peak %d, cancels %v; want 0, 2, none", len(st.Workers), st.Summary.Workers, rb.cancelList())
+	if len(st.Workers) != 0 || st.PeakWorkers != 2 || len(rb.cancelList()) != 0 {
+		t.Errorf("workers %d, peak %d, cancels %v; want 0, 2, none", len(st.Workers), st.PeakWorkers, rb.cancelList())
 	}
 	c, rc := h.worker("c", 20)
 	h.clock.Advance(2 * time.Second)
 	check("c attached", 10*time.Second, 0, 15, 2)
 	h.drive(c, rc)
 	st = check("done", 10*time.Second, 0, 0, 17)
-	if !st.Done || st.WorkDone != st.WorkTotal || st.Summary.Solutions != known[8].total {
-		t.Errorf("done %v, work %v of %v, solutions %d; want true, all, %d", st.Done, st.WorkDone, st.WorkTotal, st.Summary.Solutions, known[8].total)
+	if !st.Done || st.WorkDone != st.WorkTotal || st.Solutions != known[8].total {
+		t.Errorf("done %v, work %v of %v, solutions %d; want true, all, %d", st.Done, st.WorkDone, st.WorkTotal, st.Solutions, known[8].total)
 	}
 }
 
@@ -999,19 +1005,19 @@ func TestSchedStatus(t *testing.T) {
 // they must not make the queue look shorter than it is.
 func TestSchedStatusVerifying(t *testing.T) {
 	checkLeaks(t)
-	h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+	h := newSchedHarness(t, 8, 2, Options{VerifyFraction: 1})
 	v, rv := h.worker("verifier", 0)
 	c, rc := h.worker("committer", 17)
 	for _, a := range rc.fresh() {
 		h.commit(c, a)
 	}
-	h.s.ready(v, 4) // verifications of the committed tasks
+	h.s.Ready(v, 4) // verifications of the committed tasks
 	if got := indexes(rv.fresh()); !slices.Equal(got, span(0, 4)) {
 		t.Fatalf("verifier leased %v, want verifications of tasks 0..3", got)
 	}
 	st := h.status()
-	if st.Queued != 0 || st.Summary.Committed != 17 {
-		t.Errorf("queued %d, committed %d; want 0, 17", st.Queued, st.Summary.Committed)
+	if st.Queued != 0 || st.Committed != 17 {
+		t.Errorf("queued %d, committed %d; want 0, 17", st.Queued, st.Committed)
 	}
 }
 
@@ -1019,23 +1025,23 @@ func TestSchedStatusVerifying(t *testing.T) {
 // recorded in order with growing Seq, eventsAfter returns only newer
 // ones, and at most maxEvents are kept.
 func TestSchedEvents(t *testing.T) {
-	h := newSchedHarness(t, 8, 1, schedOptions{}) // 3 tasks
+	h := newSchedHarness(t, 8, 1, Options{}) // 3 tasks
 	a, _ := h.worker("a", 1)
 	h.expireAll()
 	b, rb := h.worker("b", 3)
 	liar, _ := h.worker("liar", 0)
-	for range maxStrikes {
-		h.s.rejectBatch(liar, 0, "bad batch")
+	for range MaxStrikes {
+		h.s.RejectBatch(liar, 0, "bad batch")
 	}
 	h.drive(b, rb)
-	h.s.detach(a, "stream broken")
+	h.s.Detach(a, "stream broken")
 	type ev struct {
 		kind   EventKind
 		worker string
 	}
 	want := []ev{{EventJoin, "a"}, {EventExpire, "a"}, {EventJoin, "b"}, {EventJoin, "liar"},
 		{EventQuarantine, "liar"}, {EventDone, ""}, {EventLeave, "a"}}
-	evs := h.s.eventsAfter(0)
+	evs := h.s.EventsAfter(0)
 	var got []ev
 	for i, e := range evs {
 		got = append(got, ev{e.Kind, e.Worker})
@@ -1046,19 +1052,19 @@ func TestSchedEvents(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
-	if after := h.s.eventsAfter(4); len(after) != 3 || after[0].Seq != 5 {
+	if after := h.s.EventsAfter(4); len(after) != 3 || after[0].Seq != 5 {
 		t.Errorf("eventsAfter(4) = %v, want seq 5..7", after)
 	}
-	if after := h.s.eventsAfter(7); len(after) != 0 {
+	if after := h.s.EventsAfter(7); len(after) != 0 {
 		t.Errorf("eventsAfter(7) = %v, want none", after)
 	}
 	// A flapping cluster: join and leave events beyond maxEvents.
 	for i := range maxEvents {
 		s, _ := h.worker("flap", 0)
-		h.s.detach(s, "flap "+string(rune('a'+i%26)))
+		h.s.Detach(s, "flap "+string(rune('a'+i%26)))
 	}
 	total := uint64(7 + 2*maxEvents)
-	evs = h.s.eventsAfter(0)
+	evs = h.s.EventsAfter(0)
 	if len(evs) != maxEvents || evs[0].Seq != total-maxEvents+1 || evs[len(evs)-1].Seq != total {
 		t.Fatalf("%d events kept, seq %d..%d; want %d, %d..%d", len(evs), evs[0].Seq, evs[len(evs)-1].Seq, maxEvents, total-maxEvents+1, total)
 	}
@@ -1067,7 +1073,7 @@ func TestSchedEvents(t *testing.T) {
 			t.Fatalf("seq %d after %d", evs[i].Seq, evs[i-1].Seq)
 		}
 	}
-	if after := h.s.eventsAfter(total - 10); len(after) != 10 {
+	if after := h.s.EventsAfter(total - 10); len(after) != 10 {
 		t.Errorf("eventsAfter(%d) returned %d events, want 10", total-10, len(after))
 	}
 }
@@ -1078,32 +1084,32 @@ func TestSchedEvents(t *testing.T) {
 // sampled task is verified.
 func TestSchedVerifiedTwice(t *testing.T) {
 	checkLeaks(t)
-	h := newSchedHarness(t, 8, 2, schedOptions{VerifyFraction: 1})
+	h := newSchedHarness(t, 8, 2, Options{VerifyFraction: 1})
 	v, rv := h.worker("v", 0)
 	w, rw := h.worker("w", 0)
 	c, rc := h.worker("committer", 17)
 	for _, a := range rc.fresh() {
 		h.commit(c, a)
 	}
-	h.s.ready(v, 1)
+	h.s.Ready(v, 1)
 	va := rv.fresh()[0]
-	if r := h.s.result(v, h.honest(va)); r.outcome != OutcomeVerified {
-		t.Fatalf("honest verification: outcome %d, want verified", r.outcome)
+	if r := h.s.Result(v, h.honest(va)); r.Outcome != OutcomeVerified {
+		t.Fatalf("honest verification: outcome %d, want verified", r.Outcome)
 	}
-	if r := h.s.result(v, lie(va, solver.Counts{Total: 16, Unique: 2, Nodes: 14})); r.outcome != OutcomeConflict {
-		t.Errorf("a second, different verification: outcome %d, want conflict", r.outcome)
+	if r := h.s.Result(v, lie(va, solver.Counts{Total: 16, Unique: 2, Nodes: 14})); r.Outcome != OutcomeConflict {
+		t.Errorf("a second, different verification: outcome %d, want conflict", r.Outcome)
 	}
-	h.s.wait()
-	h.s.ready(w, 15)
+	h.s.Wait()
+	h.s.Ready(w, 15)
 	for _, a := range rw.fresh() {
-		if r := h.s.result(w, h.honest(a)); r.outcome != OutcomeVerified {
-			t.Errorf("verification of task %d: outcome %d, want verified", a.Task.Index, r.outcome)
+		if r := h.s.Result(w, h.honest(a)); r.Outcome != OutcomeVerified {
+			t.Errorf("verification of task %d: outcome %d, want verified", a.Task.Index, r.Outcome)
 		}
 	}
 	if h.status().Done {
 		t.Fatal("the job is done with a sampled task not verified")
 	}
-	h.s.ready(w, 1)
+	h.s.Ready(w, 1)
 	h.drive(w, rw)
 	h.checkExact()
 	h.s.mu.Lock()
@@ -1169,46 +1175,63 @@ func (j *memJournal) Distrust(worker uint64) error {
 // journal that refuses a commit, or fails to sync, fails the job.
 func TestSchedJournal(t *testing.T) {
 	j := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}}
-	h := newSchedHarness(t, 8, 2, schedOptions{Journal: j})
+	h := newSchedHarness(t, 8, 2, Options{Journal: j})
 	a, ra := h.worker("a", 5)
 	as := ra.fresh()
 	for _, x := range as[:2] {
-		v := h.s.result(a, h.honest(x))
-		if v.outcome != OutcomeCommitted || !h.s.makeDurable([]verdict{v}) {
-			t.Fatalf("commit of task %d: outcome %d, not durable", x.Task.Index, v.outcome)
+		v := h.s.Result(a, h.honest(x))
+		if v.Outcome != OutcomeCommitted || !h.s.Settle([]Ticket{v.Ticket}) {
+			t.Fatalf("commit of task %d: outcome %d, not durable", x.Task.Index, v.Outcome)
 		}
 	}
-	h.s.wait()
+	h.s.Wait()
 	if len(j.commits) != 2 || j.commits[1] != h.counts(1) || j.by[1] != a.key {
 		t.Errorf("journal %v by %v, want tasks 0 and 1 by %x", j.commits, j.by, a.key)
 	}
 	for _, x := range as[2:] {
-		h.s.result(a, lie(x, solver.Counts{Total: 7}))
+		h.s.Result(a, lie(x, solver.Counts{Total: 7}))
 	}
 	if !a.quarantined || !slices.Equal(j.distrust, []uint64{a.key}) {
 		t.Errorf("quarantined %v, distrusted %x; want a's key %x", a.quarantined, j.distrust, a.key)
 	}
 	j.commitErr = errFakeDisk
 	b, rb := h.worker("b", 1)
-	v := h.s.result(b, h.honest(rb.fresh()[0]))
-	if v.outcome != OutcomeCommitted || h.s.makeDurable([]verdict{v}) {
-		t.Fatalf("a commit the journal refused: outcome %d, durable", v.outcome)
+	v := h.s.Result(b, h.honest(rb.fresh()[0]))
+	if v.Outcome != OutcomeCommitted || h.s.Settle([]Ticket{v.Ticket}) {
+		t.Fatalf("a commit the journal refused: outcome %d, durable", v.Outcome)
 	}
-	h.s.wait()
-	if _, _, _, err := h.s.totals(); err == nil || !strings.Contains(err.Error(), "journal commit of task 0") {
+	h.s.Wait()
+	if _, _, _, err := h.s.Totals(); err == nil || !strings.Contains(err.Error(), "journal commit of task 0") {
 		t.Errorf("job error %v, want the journal's", err)
 	}
 	j2 := &memJournal{commits: map[int]solver.Counts{}, by: map[int]uint64{}, syncErr: errFakeDisk}
-	h2 := newSchedHarness(t, 8, 2, schedOptions{Journal: j2})
+	h2 := newSchedHarness(t, 8, 2, Options{Journal: j2})
 	c, rc := h2.worker("c", 1)
-	if v := h2.s.result(c, h2.honest(rc.fresh()[0])); v.outcome != OutcomeCommitted || h2.s.makeDurable([]verdict{v}) {
-		t.Fatalf("a commit whose sync failed: outcome %d, durable", v.outcome)
+	if v := h2.s.Result(c, h2.honest(rc.fresh()[0])); v.Outcome != OutcomeCommitted || h2.s.Settle([]Ticket{v.Ticket}) {
+		t.Fatalf("a commit whose sync failed: outcome %d, durable", v.Outcome)
 	}
-	h2.s.wait()
-	if _, _, _, err := h2.s.totals(); err == nil || !strings.Contains(err.Error(), "journal sync") {
+	h2.s.Wait()
+	if _, _, _, err := h2.s.Totals(); err == nil || !strings.Contains(err.Error(), "journal sync") {
 		t.Errorf("job error %v, want the failed sync's", err)
 	}
 }
 
 // errFakeDisk is a journal's failure.
 var errFakeDisk = errors.New("disk on fire")
+
+// TestTaskRecordSize: the scheduler keeps one taskState per task, 10^7
+// or more on the biggest boards: a field added in the wrong place
+// (padding), a per-task slice or a pointer (which the garbage collector
+// would scan) shows here first.
+func TestTaskRecordSize(t *testing.T) {
+	if got := unsafe.Sizeof(taskState{}); got > 6 {
+		t.Errorf("taskState is %d bytes, want at most 6 (issue 11: flat memory)", got)
+	}
+	typ := reflect.TypeFor[taskState]()
+	for i := range typ.NumField() {
+		switch typ.Field(i).Type.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface:
+			t.Errorf("taskState.%s is a %s: the records must hold no pointer", typ.Field(i).Name, typ.Field(i).Type.Kind())
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"sort"
@@ -211,51 +211,56 @@ func (e *eventLog) after(seq uint64) []Event {
 	return out
 }
 
-// events returns the kept events with Seq > after.
-func (s *scheduler) eventsAfter(after uint64) []Event {
+// EventsAfter returns the kept events with Seq > after.
+func (s *Scheduler) EventsAfter(after uint64) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.events.after(after)
 }
 
-// status fills what the scheduler knows of st.
-func (s *scheduler) status(st *Status) {
+// Progress is what the scheduler knows of the job, copied under its lock:
+// Job.Status turns it into a Status.
+type Progress struct {
+	Tasks, DeepestSplit, Committed int // leaf tasks, the deepest split, those committed
+	Restored                       int // committed by an earlier run
+	Queued, Leased                 int // waiting, and on a worker now
+	PeakWorkers                    int // most sessions attached at once
+	Solutions, Unique, Nodes       uint64
+	Stats                          Stats
+	Busy                           time.Duration // time with a worker attached
+	WorkDone, WorkTotal            float64       // estimated nodes: done so far, in the plan
+	Workers                        []WorkerStatus
+	Done                           bool  // every task committed (and verified), or the job failed
+	Err                            error // the job failed
+}
+
+// Status returns a snapshot of the job.
+func (s *Scheduler) Status() Progress {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opt.Clock.Now()
-	st.Summary.Tasks = s.leavesLocked()
-	st.Summary.DeepestSplit = s.sp.deepest
-	st.Summary.Committed = s.committed
-	st.Summary.Solutions = s.solutions
-	st.Summary.Workers = s.peak
-	st.Restored = s.restored
-	st.Queued = s.leavesLocked() - s.committed
+	p := Progress{
+		Tasks: s.leavesLocked(), DeepestSplit: s.sp.deepest, Committed: s.committed,
+		Restored: s.restored, PeakWorkers: s.peak,
+		Solutions: s.solutions, Unique: s.unique, Nodes: s.nodes, Stats: s.stats,
+		Busy: s.busy.at(s.opt.Clock.Now()), Done: s.finishedLocked(), Err: s.err,
+	}
 	for _, sess := range s.sessions {
 		for _, l := range sess.held {
 			if !l.verify { // a verification's task is committed already
-				st.Leased += l.run
+				p.Leased += l.run
 			}
 		}
-	}
-	st.Queued -= st.Leased
-	st.Busy = s.busy.at(now)
-	st.WorkDone, st.WorkTotal = s.work.totals()
-	st.Summary.Unique, st.Summary.Nodes = s.unique, s.nodes
-	st.Summary.setStats(s.stats)
-	st.Workers = st.Workers[:0]
-	for _, sess := range s.sessions {
 		if sess.live() {
-			st.Workers = append(st.Workers, sess.statusLocked())
+			p.Workers = append(p.Workers, sess.statusLocked())
 		}
 	}
-	st.Done = s.finishedLocked()
-	if s.err != nil {
-		st.Summary.Error = s.err.Error()
-	}
+	p.Queued = p.Tasks - p.Committed - p.Leased
+	p.WorkDone, p.WorkTotal = s.work.totals()
+	return p
 }
 
 // finishedLocked reports whether done is closed.
-func (s *scheduler) finishedLocked() bool {
+func (s *Scheduler) finishedLocked() bool {
 	select {
 	case <-s.done:
 		return true
@@ -264,10 +269,52 @@ func (s *scheduler) finishedLocked() bool {
 	}
 }
 
-func (sess *session) statusLocked() WorkerStatus {
+func (sess *Session) statusLocked() WorkerStatus {
 	return WorkerStatus{
 		ID: sess.id, Name: sess.name, Addr: sess.addr, Version: sess.version,
 		Slots: sess.slots, Leases: len(sess.held), Tasks: sess.tasks, Nodes: sess.nodes,
 		Joined: sess.joined, LastSeen: time.Unix(0, sess.lastSeen.Load()),
 	}
 }
+
+// WorkerStatus is one attached worker session.
+type WorkerStatus struct {
+	ID, Name string
+	Addr     string // the peer address of its Work stream
+	Version  string // the build it said it runs (Join), "" if it did not say
+	Slots    int
+	Leases   int    // live leases now
+	Tasks    uint64 // tasks it committed
+	Nodes    uint64 // nodes of the tasks it committed
+	Joined   time.Time
+	LastSeen time.Time // its last message (a heartbeat, a batch or a result)
+}
+
+// EventKind names what happened in an Event.
+type EventKind string
+
+// The kinds of Event.
+const (
+	EventJoin       EventKind = "join"       // a worker attached
+	EventLeave      EventKind = "leave"      // a worker's session ended
+	EventExpire     EventKind = "expire"     // a lease ran out without a heartbeat
+	EventQuarantine EventKind = "quarantine" // a worker was caught lying
+	EventConflict   EventKind = "conflict"   // a result disagreed with a committed one
+	EventDone       EventKind = "done"       // every task committed
+	EventFailed     EventKind = "failed"     // the job failed
+)
+
+// Event is one thing an operator wants to see in a job's recent history.
+// Seq grows by one per event, so a reader asks Job.Events(after) for what
+// it has not seen.
+type Event struct {
+	Seq    uint64
+	Time   time.Time
+	Kind   EventKind
+	Worker string // the worker's name, "" if none
+	Detail string
+}
+
+// maxEvents is how many recent events a job keeps: enough for a dashboard's
+// history, bounded whatever a flapping cluster does.
+const maxEvents = 256

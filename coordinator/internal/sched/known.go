@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import "github.com/nqueens/nqueens/solver"
 

@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"container/heap"
@@ -8,7 +8,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Runs: leases of several tasks (issue 11). A task of a few microseconds
+// Runs: leases of several tasks. A task of a few microseconds
 // cannot carry the messages of a lease (an Assign, a Result, an Ack, a
 // credit: about 10 µs of CPU on both sides), so a worker that says it can
 // (Ready.runs) is leased runs of consecutive plan tasks: it works their
@@ -18,8 +18,8 @@ import (
 // only the messages are shared. A run is never made of a split's children
 // (their prefixes are the coordinator's) and never for a listing.
 
-// maxRun bounds a run: its Result holds three numbers per task.
-const maxRun = 256
+// MaxRun bounds a run: its Result holds three numbers per task.
+const MaxRun = 256
 
 // runTarget is the estimated duration a run is cut at: a hundred times
 // what a lease costs in messages.
@@ -40,11 +40,11 @@ const runsPerSlot = 8
 // many as fit in runTarget by the work estimate, at most maxRun, and at
 // most one splitPerSlot-th of the queue per attached slot, so that the
 // last tasks of a job go out one by one to whoever is idle.
-func (s *scheduler) runLocked(first int) int {
+func (s *Scheduler) runLocked(first int) int {
 	if !s.runsOK || first >= s.sp.base {
 		return 1
 	}
-	limit := min(maxRun, 1+s.queuedLocked()/(splitPerSlot*max(s.liveSlots, 1)))
+	limit := min(MaxRun, 1+s.queuedLocked()/(splitPerSlot*max(s.liveSlots, 1)))
 	left := runTarget.Seconds() - s.work.seconds(first, s.sp.board)
 	n := 1
 	for ; n < limit && first+n < s.sp.base; n++ {
@@ -62,9 +62,9 @@ func (s *scheduler) runLocked(first int) int {
 // top. It reports false, and leaves the queue alone, for any other task
 // and for one committed, split, leased or too big (the size rule splits
 // it when it is popped).
-func (s *scheduler) takeQueuedLocked(idx int) bool {
+func (s *Scheduler) takeQueuedLocked(idx int) bool {
 	t := &s.tasks[idx]
-	if t.is(taskCommitted) || t.is(taskSplit) || s.running[idx] != nil || s.tooBigLocked(idx) {
+	if t.is(taskCommitted) || t.is(taskSplit) || s.holder[idx] != nil || s.tooBigLocked(idx) {
 		return false
 	}
 	switch {
@@ -83,7 +83,7 @@ func (s *scheduler) takeQueuedLocked(idx int) bool {
 // committed. A run that the solver failed on is not held against its
 // tasks; its worker is leased single tasks from then on, so that the task
 // at fault fails on its own and counts toward its retry cap.
-func (s *scheduler) requeueRunLocked(l *lease, why cause) {
+func (s *Scheduler) requeueRunLocked(l *lease, why cause) {
 	s.stats.Requeued += uint64(l.run)
 	if why == causeSolver {
 		l.sess.runs = false
@@ -99,33 +99,33 @@ func (s *scheduler) requeueRunLocked(l *lease, why cause) {
 // for a lease of one task, which no correct worker sends): each of its
 // tasks is committed, or compared with its commit, as a Result of its
 // own would be, and the verdict counts the commits.
-func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report) verdict {
+func (s *Scheduler) runResultLocked(sess *Session, l *lease, own bool, r Report) Verdict {
 	switch {
 	case sess.quarantined:
 		if own {
 			s.endLeaseLocked(l)
 		}
 		s.stats.Rejected++
-		return verdict{outcome: OutcomeRejected, reason: "worker quarantined"}
+		return Verdict{Outcome: OutcomeRejected, Reason: "worker quarantined"}
 	case !own:
 		s.stats.Rejected++
-		sess.warns.warn("result for a run this worker never held dropped", "task", r.task.Index)
-		return verdict{outcome: OutcomeRejected, reason: "run not leased to this worker"}
+		sess.warns.warn("result for a run this worker never held dropped", "task", r.Task.Index)
+		return Verdict{Outcome: OutcomeRejected, Reason: "run not leased to this worker"}
 	}
 	if reason := s.invalidRunLocked(l, r); reason != "" {
-		return s.refuseLocked(sess, l, r.failure, reason, "task", l.task, "run", l.run)
+		return s.refuseLocked(sess, l, r.Failure, reason, "task", l.task, "run", l.run)
 	}
 	s.endLeaseLocked(l) // a no-op for a late result
-	v := verdict{outcome: OutcomeDuplicate, reason: "already committed"}
+	v := Verdict{Outcome: OutcomeDuplicate, Reason: "already committed"}
 	seconds := s.runSecondsLocked(l, r)
 	open := -1 // the first task of the stretch of commits not yet journaled
-	for i, c := range r.run {
+	for i, c := range r.Run {
 		idx := l.task + i
 		switch t := &s.tasks[idx]; {
 		case t.is(taskSplit): // its children count it now
 			s.stats.Superseded++
 		case t.is(taskCommitted):
-			if again := s.againLocked(sess, idx, c); again.outcome == OutcomeConflict && v.outcome != OutcomeCommitted {
+			if again := s.againLocked(sess, idx, c); again.Outcome == OutcomeConflict && v.Outcome != OutcomeCommitted {
 				v = again
 			}
 		default:
@@ -136,16 +136,18 @@ func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report)
 				open = i
 			}
 			s.commitTaskLocked(sess, idx, c, "")
-			v = verdict{outcome: OutcomeCommitted, commits: v.commits + 1, lost: v.lost}
+			if v.Outcome != OutcomeCommitted {
+				v = Verdict{Outcome: OutcomeCommitted}
+			}
 			continue
 		}
 		if open >= 0 { // a task not committed ends the stretch
-			v.lost = s.journalLocked(l.task+open, r.run[open:i], sess) || v.lost
+			v.Ticket = v.Ticket.add(s.journalLocked(l.task+open, r.Run[open:i], sess))
 			open = -1
 		}
 	}
 	if open >= 0 {
-		v.lost = s.journalLocked(l.task+open, r.run[open:], sess) || v.lost
+		v.Ticket = v.Ticket.add(s.journalLocked(l.task+open, r.Run[open:], sess))
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
@@ -154,15 +156,15 @@ func (s *scheduler) runResultLocked(sess *session, l *lease, own bool, r report)
 
 // invalidRunLocked says why the Result of run l cannot be right, as
 // invalidLocked does for a task, or "" when it may be.
-func (s *scheduler) invalidRunLocked(l *lease, r report) string {
-	if r.failure != "" {
-		return r.failure
+func (s *Scheduler) invalidRunLocked(l *lease, r Report) string {
+	if r.Failure != "" {
+		return r.Failure
 	}
-	if len(r.run) != l.run {
-		return fmt.Sprintf("result holds the counts of %d tasks for a lease of %d", len(r.run), l.run)
+	if len(r.Run) != l.run {
+		return fmt.Sprintf("result holds the counts of %d tasks for a lease of %d", len(r.Run), l.run)
 	}
 	var sum solver.Counts
-	for i, c := range r.run {
+	for i, c := range r.Run {
 		if reason := implausible(s.plan, c, solver.Counts{}); reason != "" {
 			return fmt.Sprintf("task %d: %s", l.task+i, reason)
 		}
@@ -171,9 +173,9 @@ func (s *scheduler) invalidRunLocked(l *lease, r report) string {
 			return "the run's counts overflow 64 bits"
 		}
 	}
-	if sum != r.counts {
+	if sum != r.Counts {
 		return fmt.Sprintf("the run's counts add up to total %d unique %d nodes %d, the result says %d, %d and %d",
-			sum.Total, sum.Unique, sum.Nodes, r.counts.Total, r.counts.Unique, r.counts.Nodes)
+			sum.Total, sum.Unique, sum.Nodes, r.Counts.Total, r.Counts.Unique, r.Counts.Nodes)
 	}
 	return implausible(s.plan, sum, solver.Counts{})
 }
@@ -182,13 +184,13 @@ func (s *scheduler) invalidRunLocked(l *lease, r report) string {
 // the size rule: by their nodes (evenly without any), the run's time being
 // the worker's figure, never more than the coordinator saw since it leased
 // the run.
-func (s *scheduler) runSecondsLocked(l *lease, r report) func(solver.Counts) float64 {
-	elapsed := min(r.elapsed, s.opt.Clock.Now().Sub(l.start)).Seconds()
+func (s *Scheduler) runSecondsLocked(l *lease, r Report) func(solver.Counts) float64 {
+	elapsed := min(r.Elapsed, s.opt.Clock.Now().Sub(l.start)).Seconds()
 	if elapsed <= 0 {
 		return func(solver.Counts) float64 { return 0 }
 	}
-	if r.counts.Nodes == 0 {
-		return func(solver.Counts) float64 { return elapsed / float64(len(r.run)) }
+	if r.Counts.Nodes == 0 {
+		return func(solver.Counts) float64 { return elapsed / float64(len(r.Run)) }
 	}
-	return func(c solver.Counts) float64 { return elapsed * float64(c.Nodes) / float64(r.counts.Nodes) }
+	return func(c solver.Counts) float64 { return elapsed * float64(c.Nodes) / float64(r.Counts.Nodes) }
 }

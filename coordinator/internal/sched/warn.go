@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"sync"
@@ -7,14 +7,14 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// Warnings one worker can cause are rate-limited (issue 12, D6): a client
+// Warnings one worker can cause are rate-limited: a client
 // that sends rejected results in a loop would otherwise write thousands of
-// WARN lines a second. Each session may log warnBurst warnings at once and
-// one every warnEvery after that; the ones it could not log are counted
+// WARN lines a second. Each session may log WarnBurst warnings at once and
+// one every WarnEvery after that; the ones it could not log are counted
 // and summarised in one line when it may log again, and when it ends.
 const (
-	warnBurst = 10
-	warnEvery = time.Second
+	WarnBurst = 10
+	WarnEvery = time.Second
 )
 
 // warnLimiter logs one session's warnings within the rate. Safe for
@@ -30,7 +30,7 @@ type warnLimiter struct {
 }
 
 func newWarnLimiter(log hclog.Logger, clock Clock) *warnLimiter {
-	return &warnLimiter{log: log, clock: clock, tokens: warnBurst, last: clock.Now()}
+	return &warnLimiter{log: log, clock: clock, tokens: WarnBurst, last: clock.Now()}
 }
 
 // warn logs msg at WARN level if the session's rate allows, or counts it.
@@ -38,7 +38,7 @@ func (w *warnLimiter) warn(msg string, args ...any) {
 	w.mu.Lock()
 	now := w.clock.Now()
 	if d := now.Sub(w.last); d > 0 {
-		w.tokens = min(warnBurst, w.tokens+d.Seconds()/warnEvery.Seconds())
+		w.tokens = min(WarnBurst, w.tokens+d.Seconds()/WarnEvery.Seconds())
 		w.last = now
 	}
 	if w.tokens < 1 {

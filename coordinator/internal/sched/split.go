@@ -1,4 +1,4 @@
-package coordinator
+package sched
 
 import (
 	"container/heap"
@@ -9,7 +9,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Splitting work on demand (issue 11). A plan's tasks are only where the
+// Splitting work on demand. A plan's tasks are only where the
 // job starts: whenever a task is too big for the cluster it is split into
 // its children (solver.Split), prefixes one value longer that cover
 // exactly what it covers. A split task is never leased or counted again;
@@ -81,7 +81,10 @@ type Split struct {
 // Resumed is what a journal gives a resumed job (Config.OpenJournal).
 type Resumed struct {
 	Journal Journal
-	Results iter.Seq[JournalResult] // committed results, at most one per task (Restorable's), read once
+	// Results are the journal's committed results in commit order, at
+	// most one per task; coordinator.New checks them (Restorable), which
+	// reads them more than once, and distrusts the workers it names.
+	Results iter.Seq[JournalResult]
 	// ReadErr, when set, says after Results were read whether reading
 	// them failed (they ended early): the resume must stop.
 	ReadErr func() error
@@ -107,7 +110,7 @@ type splitter struct {
 }
 
 // newSplitter returns the splitter of opt's plan.
-func newSplitter(opt schedOptions) splitter {
+func newSplitter(opt Options) splitter {
 	sp := splitter{on: opt.Plan.Kind != solver.KindPinned && !opt.NoSplit, target: opt.TaskTarget,
 		base: opt.Plan.Len(), deepest: opt.Plan.Depth, board: boardSeconds(opt.Plan.N), max: maxTasks}
 	if sp.target <= 0 {
@@ -135,7 +138,7 @@ type child struct {
 
 // prefixLocked returns task idx's prefix, which the caller must not
 // modify (the plan's own for a task of a plan that holds its prefixes).
-func (s *scheduler) prefixLocked(idx int) []int {
+func (s *Scheduler) prefixLocked(idx int) []int {
 	if idx < s.sp.base {
 		return s.plan.Prefix(idx)
 	}
@@ -159,7 +162,7 @@ func (s *scheduler) prefixLocked(idx int) []int {
 // reports false when the task cannot be split (committed, split already,
 // at the board's last row, or the task bound reached). A leased task's
 // lease is taken back and cancelled on its worker.
-func (s *scheduler) splitLocked(idx int, why string) bool {
+func (s *Scheduler) splitLocked(idx int, why string) bool {
 	t := &s.tasks[idx]
 	if !s.sp.on || t.is(taskCommitted) || t.is(taskSplit) || t.is(taskNoSplit) || len(s.tasks)+solver.MaxN > s.sp.max {
 		return false
@@ -178,8 +181,8 @@ func (s *scheduler) splitLocked(idx int, why string) bool {
 		}
 	}
 	s.applySplitLocked(sp, kids)
-	if l := s.running[idx]; l != nil {
-		l.sess.out.cancel(l.id, s.taskID(idx), "task split")
+	if l := s.holder[idx]; l != nil && l.run == 1 { // a run's Result counts it superseded
+		l.sess.out.Cancel(l.id, s.taskID(idx), "task split")
 		s.takeBackLocked(l, causeSplit, "task split")
 	}
 	s.log.Debug("task split", "task", idx, "children", len(kids), "depth", len(prefix)+1, "why", why)
@@ -187,7 +190,7 @@ func (s *scheduler) splitLocked(idx int, why string) bool {
 }
 
 // applySplitLocked marks sp.Parent split and queues its children.
-func (s *scheduler) applySplitLocked(sp Split, kids [][]int) {
+func (s *Scheduler) applySplitLocked(sp Split, kids [][]int) {
 	depth := len(kids[0])
 	s.tasks[sp.Parent].set(taskSplit, true)
 	s.sp.deepest = max(s.sp.deepest, depth)
@@ -204,9 +207,9 @@ func (s *scheduler) applySplitLocked(sp Split, kids [][]int) {
 	}
 }
 
-// restoreSplit replays a journal's split before any worker joins. The
+// RestoreSplit replays a journal's split before any worker joins. The
 // children must be numbered as this run would number them.
-func (s *scheduler) restoreSplit(sp Split) error {
+func (s *Scheduler) RestoreSplit(sp Split) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sp.Parent < 0 || sp.Parent >= len(s.tasks) || sp.First != len(s.tasks) || s.tasks[sp.Parent].is(taskSplit) {
@@ -222,7 +225,7 @@ func (s *scheduler) restoreSplit(sp Split) error {
 
 // depthLocked returns the length of task idx's prefix as the ready heap
 // orders it: the plan's depth for a task of the plan.
-func (s *scheduler) depthLocked(idx int) uint8 {
+func (s *Scheduler) depthLocked(idx int) uint8 {
 	if idx < s.sp.base {
 		return uint8(s.plan.Depth)
 	}
@@ -231,15 +234,15 @@ func (s *scheduler) depthLocked(idx int) uint8 {
 
 // leavesLocked is the number of tasks that must be committed: every task
 // not split.
-func (s *scheduler) leavesLocked() int { return len(s.tasks) - int(s.stats.Splits) }
+func (s *Scheduler) leavesLocked() int { return len(s.tasks) - int(s.stats.Splits) }
 
 // queuedLocked is the number of tasks waiting for a lease (about: the
 // ready heap may still hold tasks committed by a late result).
-func (s *scheduler) queuedLocked() int { return s.retry.Len() + s.sp.base - s.next }
+func (s *Scheduler) queuedLocked() int { return s.retry.Len() + s.sp.base - s.next }
 
 // fillLocked applies the queue rule: while fewer than splitPerSlot tasks
 // per attached slot are queued, the largest queued task is split.
-func (s *scheduler) fillLocked() {
+func (s *Scheduler) fillLocked() {
 	if !s.sp.on || s.draining || s.err != nil {
 		return
 	}
@@ -254,10 +257,10 @@ func (s *scheduler) fillLocked() {
 
 // largestQueuedLocked returns the queued task to serve first, and whether
 // it is the ready heap's top (or else the plan's next fresh task).
-func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
+func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 	for s.retry.Len() > 0 {
 		it := s.retry[0]
-		if t := &s.tasks[it.idx]; t.is(taskCommitted) || s.running[it.idx] != nil || t.is(taskSplit) {
+		if t := &s.tasks[it.idx]; t.is(taskCommitted) || s.holder[it.idx] != nil || t.is(taskSplit) {
 			heap.Pop(&s.retry)
 			t.set(taskQueued, false)
 			continue
@@ -268,7 +271,7 @@ func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 		break
 	}
 	for s.next < s.sp.base {
-		if t := &s.tasks[s.next]; !t.is(taskCommitted) && s.running[s.next] == nil && !t.is(taskSplit) {
+		if t := &s.tasks[s.next]; !t.is(taskCommitted) && s.holder[s.next] == nil && !t.is(taskSplit) {
 			return s.next, false, true
 		}
 		s.next++
@@ -281,7 +284,7 @@ func (s *scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 
 // popLocked takes the next task to lease off the queue, splitting the
 // ones the size rule finds too big on the way.
-func (s *scheduler) popLocked() (int, bool) {
+func (s *Scheduler) popLocked() (int, bool) {
 	for {
 		idx, top, ok := s.largestQueuedLocked()
 		if !ok {
@@ -326,20 +329,20 @@ func (h *readyHeap) Pop() any {
 }
 
 // tooBigLocked applies the size rule to task idx.
-func (s *scheduler) tooBigLocked(idx int) bool {
+func (s *Scheduler) tooBigLocked(idx int) bool {
 	return s.sp.on && !s.tasks[idx].is(taskNoSplit) && s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
 }
 
 // worthSplitting says whether the queue rule may split task idx: not a
 // task estimated at minSplitSeconds or less (nor at a quarter of the
 // target), whose children would cost more in messages than they save.
-func (s *scheduler) worthSplitting(idx int) bool {
+func (s *Scheduler) worthSplitting(idx int) bool {
 	return s.work.seconds(idx, s.sp.board) > min(minSplitSeconds, s.sp.target.Seconds()/4)
 }
 
 // measureLocked records how long a committed task took: the worker's own
 // figure, never more than the coordinator saw since it leased the task.
-func (s *scheduler) measureLocked(idx int, l *lease, elapsed time.Duration) {
+func (s *Scheduler) measureLocked(idx int, l *lease, elapsed time.Duration) {
 	if l == nil || elapsed <= 0 {
 		return
 	}
@@ -366,7 +369,7 @@ func boardSeconds(n int) float64 {
 // and a slot idle, the counting tasks leased longer than TaskTarget are
 // split, the longest-running first, at most one per idle session. It
 // reports whether it split any.
-func (s *scheduler) splitStragglersLocked(now time.Time) (split bool) {
+func (s *Scheduler) splitStragglersLocked(now time.Time) (split bool) {
 	if !s.sp.on || s.opt.Want || s.draining || s.err != nil || s.queuedLocked() > 0 || len(s.hungry) == 0 {
 		return false
 	}
@@ -383,7 +386,7 @@ func (s *scheduler) splitStragglersLocked(now time.Time) (split bool) {
 		case oldest == nil:
 			return split
 		case oldest.run > 1: // its tasks go out again one by one, or in short runs
-			oldest.sess.out.cancel(oldest.id, s.taskID(oldest.task), "run taken back to share its tasks")
+			oldest.sess.out.Cancel(oldest.id, s.taskID(oldest.task), "run taken back to share its tasks")
 			s.takeBackLocked(oldest, causeSplit, "run taken back")
 		case !s.splitLocked(oldest.task, "straggler"):
 			return split
