@@ -81,6 +81,12 @@ type Config struct {
 	// the solutions that hold them all, counted (or listed) once each,
 	// without symmetry (a KindPinned plan; pins.go).
 	Pins solver.Pins
+	// Engine counts the job with the quadrant join or the backtracker
+	// (engine.go); "" is EngineAuto.
+	Engine Engine
+	// WorkerMemory is the bytes a worker may spend on the job's tables
+	// (0: DefaultWorkerMemory): EngineAuto plans a join only below it.
+	WorkerMemory int64
 
 	// Where it runs.
 	Workers int // embedded workers, one slot each; 0 = remote workers only
@@ -178,6 +184,12 @@ func (c Config) Validate() error {
 		if maxd := solver.MaxDepth(c.N, c.kind()); c.Depth < 0 || c.Depth > maxd {
 			return fieldErr("Depth", "%d out of range: for n=%d it must be 0..%d", c.Depth, c.N, maxd)
 		}
+	}
+	if _, err := ParseEngine(string(c.Engine)); err != nil {
+		return fieldErr("Engine", "%v", err)
+	}
+	if c.WorkerMemory < 0 {
+		return fieldErr("WorkerMemory", "%d must not be negative", c.WorkerMemory)
 	}
 	if err := c.validatePins(); err != nil {
 		return err

@@ -25,6 +25,7 @@ type outbox struct {
 	batches bool   // the worker reads AssignBatch and AckBatch
 
 	pins []uint32 // a pinned job's Assign.pinned_columns (pins.go); nil otherwise
+	join bool     // a join job's: its tasks are TASK_KIND_JOIN
 
 	// limit is the worker's Work messages per second: the handler takes a
 	// token per message, and every Assign grants what its task needs.
@@ -94,7 +95,7 @@ func (o *outbox) Assign(a sched.Assignment) {
 	o.push(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Assign{Assign: &nqueenspb.Assign{
 		TaskId:        wireTaskID(a.Task),
 		N:             o.n,
-		Kind:          wireKind(o.pins), // listings too: see solver.ListTask
+		Kind:          wireKind(o.pins, o.join), // listings too: see solver.ListTask
 		Prefix:        prefix,
 		WantSolutions: o.want,
 		Deadline:      timestamppb.New(a.Deadline),

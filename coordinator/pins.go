@@ -61,9 +61,12 @@ func (c Config) newPinnedPlan() (solver.Plan, error) {
 func wirePins(p solver.Plan) []uint32 { return solver.PinnedColumns(p.N, p.Pins) }
 
 // wireKind is the TaskKind of the tasks of a plan whose wire pins are
-// pins: every plan but a pinned one sends TASK_KIND_COUNT (listings too,
-// see solver.ListTask).
-func wireKind(pins []uint32) nqueenspb.TaskKind {
+// pins, or of a join plan: every other plan sends TASK_KIND_COUNT
+// (listings too, see solver.ListTask).
+func wireKind(pins []uint32, join bool) nqueenspb.TaskKind {
+	if join {
+		return nqueenspb.TaskKind_TASK_KIND_JOIN
+	}
 	if len(pins) > 0 {
 		return nqueenspb.TaskKind_TASK_KIND_PINNED
 	}

@@ -91,10 +91,15 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	plan, err := cfg.newPlan()
+	plan, why, err := cfg.newPlan()
 	if err != nil {
 		return nil, err
 	}
+	logEngine := log.Debug // the backtracker for what it always did: not news
+	if plan.Kind == solver.KindJoin || cfg.overBudget() {
+		logEngine = log.Info
+	}
+	logEngine("engine chosen", "engine", engineOf(plan), "n", cfg.N, "why", why)
 	if cfg.OpenJournal != nil {
 		r, err := cfg.OpenJournal(plan)
 		if err != nil {
@@ -133,12 +138,30 @@ const bigResume = 100_000
 // this size rather than for its own cores (issue 11).
 const remoteSlots = 512
 
-// newPlan plans the tasks: AutoDepth sizes the plan for the embedded
-// workers, or for remoteSlots when every worker is remote.
-func (c Config) newPlan() (solver.Plan, error) {
-	if c.pinned() {
-		return c.newPinnedPlan() // pins.go
+// newPlan plans the tasks, and says why with this engine: the join's
+// units (chooseEngine), or backtracking tasks that AutoDepth sizes for
+// the embedded workers, or for remoteSlots when every worker is remote.
+func (c Config) newPlan() (solver.Plan, string, error) {
+	join, why, err := c.chooseEngine()
+	switch {
+	case err != nil:
+		return solver.Plan{}, "", err
+	case join:
+		plan, err := solver.NewJoinTaskPlan(c.N)
+		if err != nil {
+			return solver.Plan{}, "", fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		return plan, why, nil
+	case c.pinned():
+		plan, err := c.newPinnedPlan() // pins.go
+		return plan, why, err
 	}
+	plan, err := c.newBacktrackPlan()
+	return plan, why, err
+}
+
+// newBacktrackPlan plans backtracking tasks of c.Depth, or AutoDepth's.
+func (c Config) newBacktrackPlan() (solver.Plan, error) {
 	depth := c.Depth
 	if depth == AutoDepth {
 		slots := c.Workers
@@ -161,7 +184,7 @@ func (j *Job) prepare() error {
 		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MaxSessions: cfg.MaxWorkers,
-		TaskTarget: cfg.TaskTarget, NoSplit: cfg.NoSplit,
+		TaskTarget: cfg.TaskTarget, NoSplit: cfg.NoSplit || j.plan.Kind == solver.KindJoin, // a join unit has no children
 		Done: make(chan struct{}),
 	}
 	if cfg.Sink != nil {
@@ -253,6 +276,8 @@ func (j *Job) Status() Status {
 		s.BusySeconds = math.Float64frombits(j.busy.Load())
 	}
 	s.Complete = st.Done && s.Error == "" && s.Committed == s.Tasks
+	s.Engine = engineOf(j.plan)
+	fundamentalOf(j.plan, s)
 	slices.SortFunc(st.Workers, func(a, b WorkerStatus) int { return a.Joined.Compare(b.Joined) })
 	if j.pub != nil {
 		p := j.pub.Progress()
@@ -437,6 +462,8 @@ func (j *Job) summary() (Summary, error) {
 	}
 	s.setStats(stats)
 	s.setPins(j.plan)
+	s.Engine = engineOf(j.plan)
+	fundamentalOf(j.plan, &s)
 	if err != nil {
 		s.Error = err.Error()
 	}
@@ -452,7 +479,7 @@ func loopback(a net.Addr) string {
 	return a.String()
 }
 
-// KindName names a plan kind as the summary does: count, all (a listing
+// KindName names a plan kind as the summary does: count (by either engine), all (a listing
 // of every solution), unique (a listing of fundamental ones) or pinned
 // (the completions of Config.Pins).
 func KindName(k solver.Kind) string {
@@ -465,6 +492,8 @@ func KindName(k solver.Kind) string {
 		return "unique"
 	case solver.KindPinned:
 		return "pinned"
+	case solver.KindJoin: // a count; Summary.Engine says by which engine
+		return "count"
 	}
 	return fmt.Sprintf("unknown (%d)", k)
 }

@@ -83,7 +83,7 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		Job: &nqueenspb.Job{
 			N:               uint32(p.N),
 			Depth:           uint32(p.Depth),
-			Kind:            wireKind(wirePins(p)),
+			Kind:            wireKind(wirePins(p), p.Kind == solver.KindJoin),
 			PlanFingerprint: p.Fingerprint(),
 			Tasks:           uint32(p.Len()),
 			PinnedColumns:   wirePins(p),
@@ -116,6 +116,7 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 	var out *outbox
 	open := func(batches bool) sched.Mailbox {
 		out = newOutbox(v.edge.plan.N, v.pub != nil, batches, wirePins(v.edge.plan), newLimiter(v.edge.rate, v.edge.clock.Now()))
+		out.join = v.edge.plan.Kind == solver.KindJoin
 		return out
 	}
 	sess, err := v.sched.Attach(r.GetWorkerId(), addr, r.GetCredits(), r.GetRuns(), open)

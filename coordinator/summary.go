@@ -13,6 +13,7 @@ import (
 type Summary struct {
 	N              int     `json:"n"`
 	Kind           string  `json:"kind"`          // count, all (listing every solution), unique (listing fundamental ones) or pinned (Config.Pins)
+	Engine         string  `json:"engine"`        // join (the quadrant join; unique by Burnside's lemma from the total) or backtrack
 	Solutions      uint64  `json:"solutions"`     // total solutions (OEIS A000170)
 	Unique         uint64  `json:"unique"`        // fundamental solutions (OEIS A002562)
 	Tasks          int     `json:"tasks"`         // tasks to commit: the plan's, less those split, plus their children

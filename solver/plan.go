@@ -112,9 +112,10 @@ func AutoDepth(n, slots int, kind Kind) int {
 	return best
 }
 
-// Fingerprint hashes N, Depth, Kind, Version and the pins (if any): with a
-// task's index it forms the task id, so results from another plan, pin set
-// or solver version are never mistaken for this one's.
+// Fingerprint hashes N, Depth, Kind, Version, the pins (if any) and a join
+// plan's number of units: with a task's index it forms the task id, so
+// results from another plan, engine, pin set or solver version are never
+// mistaken for this one's.
 func (p Plan) Fingerprint() uint64 {
 	h := fnv.New64a()
 	var b [8 * 4]byte
@@ -123,6 +124,10 @@ func (p Plan) Fingerprint() uint64 {
 	binary.LittleEndian.PutUint64(b[16:], uint64(p.Kind))
 	binary.LittleEndian.PutUint64(b[24:], uint64(Version))
 	h.Write(b[:])
+	if p.Kind == KindJoin { // its units: a change of DefaultJoinTasks is another plan
+		binary.LittleEndian.PutUint64(b[0:], uint64(p.Len()))
+		h.Write(b[:8])
+	}
 	for _, pin := range p.Pins { // none for unpinned plans: their hashes stay as they were
 		binary.LittleEndian.PutUint64(b[0:], uint64(pin.Row))
 		binary.LittleEndian.PutUint64(b[8:], uint64(pin.Col))

@@ -43,6 +43,8 @@ func (k Kind) String() string {
 		return "unique"
 	case KindPinned:
 		return "pinned"
+	case KindJoin:
+		return "join"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }

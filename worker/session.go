@@ -48,6 +48,7 @@ type session struct {
 	pf      *prefetch                   // how many leases to hold in reserve
 	batches bool                        // the coordinator reads ResultBatch
 	plan    solver.Plan                 // the job's plan, for runs of tasks (runs.go); zero: no runs
+	join    *joinTasks                  // a join job's plan and counters (jointask.go); nil for other jobs
 	peer    *loglimit.Limiter           // the lines the coordinator can cause at will
 
 	mu    sync.Mutex
@@ -102,6 +103,7 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
 		batches: jr.GetBatches(),
 		plan:    plan,
+		join:    newJoinTasks(jr.GetJob(), cfg.Slots),
 	}
 	if s.heartbeat <= 0 {
 		s.heartbeat = defaultHeartbeat
@@ -245,9 +247,12 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 		s.cfg.Stats.computing(1)
 		defer s.cfg.Stats.computing(-1)
 		start := time.Now()
-		if a.GetRun() > 1 {
+		switch {
+		case a.GetKind() == nqueenspb.TaskKind_TASK_KIND_JOIN:
+			res = s.join.run(ctx, a)
+		case a.GetRun() > 1:
 			res = runRange(ctx, a, s.plan)
-		} else {
+		default:
 			res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
 				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
 			})

@@ -170,6 +170,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
 	fs.StringVar(&cfg.Listen, "listen", coordinator.DefaultListen, "`HOST:PORT` of the gRPC server for remote workers (port 0 picks one; the bound address is logged)")
 	fs.Var(depthFlag{&cfg.Depth}, "depth", "the plan's task size (`D` 0..7, or auto): 3 border queens, then up to 4 rows; auto gives tens of tasks per worker slot; tasks are split deeper on demand (--task-target)")
+	registerEngine(fs, cfg) // engine.go
 	fs.Var(negBool{&cfg.NoSplit}, "split", "split tasks on demand (the default); --split=false keeps the plan's tasks as they are")
 	fs.DurationVar(&cfg.TaskTarget, "task-target", coordinator.DefaultTaskTarget, "the task duration splitting aims at: a task estimated longer is split into its children before it is leased, and near the end a task leased longer is taken back and split; raised (and logged) for a board whose work would need more than half the 33,554,432 tasks splitting may make: about 3 min at N=26, 33 min at N=27")
 	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, fmt.Sprintf("how long a task stays with a worker that sends no heartbeat (at least %v)", minLease))

@@ -111,7 +111,7 @@ var flagNames = map[string]string{
 	"Lease": "--lease", "Heartbeat": "--heartbeat", "DrainTimeout": "--drain-timeout",
 	"SweepInterval": "--lease", "VerifyFraction": "--verify-fraction", "TaskTarget": "--task-target",
 	"MessageRate": "--max-message-rate", "MaxAttempts": "--max-attempts", "MaxWorkers": "--max-workers",
-	"Pins": "--fix",
+	"Pins": "--fix", "Engine": "--engine", "WorkerMemory": "--worker-memory",
 }
 
 // usageLine is the one line of a usage error: a FieldError names its flag.

@@ -191,9 +191,18 @@ func resumeFrom(cfg *options, lo logOptions) error {
 	if cfg.Depth != coordinator.AutoDepth && cfg.Depth != s.Depth {
 		return fmt.Errorf("--depth %d contradicts --state %s, which holds depth %d (drop --depth to resume it)", cfg.Depth, path, s.Depth)
 	}
-	cfg.N, cfg.Depth = s.N, s.Depth
+	cfg.N = s.N
+	held, err := resumeEngine(cfg, path, solver.Kind(s.Kind))
+	if err != nil {
+		return err
+	}
+	if held == solver.KindJoin {
+		held = solver.KindCount // a count, by the join: its plan has no depth
+	} else {
+		cfg.Depth = s.Depth
+	}
 	want := kindOf(*cfg)
-	switch held := solver.Kind(s.Kind); {
+	switch {
 	case held == want:
 	case held == solver.KindCount:
 		return fmt.Errorf("--state %s holds a count: a resumed count cannot list solutions (drop --solutions, --png, --svg, --sheet and --unique)", path)
@@ -203,6 +212,24 @@ func resumeFrom(cfg *options, lo logOptions) error {
 		return fmt.Errorf("--state %s holds a listing of kind %s, these flags ask for kind %s (check --unique)", path, coordinator.KindName(held), coordinator.KindName(want))
 	}
 	return nil
+}
+
+// resumeEngine sets --engine to the engine of the journaled count: a
+// journal of one engine is never resumed as the other (their plans'
+// fingerprints differ, so journal.Resume would refuse it with a vaguer
+// line). It returns the journal's kind.
+func resumeEngine(cfg *options, path string, held solver.Kind) (solver.Kind, error) {
+	switch {
+	case held == solver.KindJoin && cfg.Engine == coordinator.EngineBacktrack:
+		return held, fmt.Errorf("--engine backtrack contradicts --state %s, which holds a count by the join engine (drop --engine to resume it)", path)
+	case held == solver.KindJoin:
+		cfg.Engine = coordinator.EngineJoin
+	case held == solver.KindCount && cfg.Engine == coordinator.EngineJoin:
+		return held, fmt.Errorf("--engine join contradicts --state %s, which holds a count by the backtracker (drop --engine to resume it)", path)
+	case held == solver.KindCount:
+		cfg.Engine = coordinator.EngineBacktrack
+	}
+	return held, nil
 }
 
 // kindOf is the plan kind cfg asks for (as coordinator.Run decides it).

@@ -107,6 +107,8 @@ func (s *Scheduler) startTruthLocked(idx int, verifier *Session, got solver.Coun
 		var truth solver.Counts
 		var err error
 		switch {
+		case s.plan.Kind == solver.KindJoin: // a unit has no backtracking counterpart
+			truth, err = solver.CountJoinTask(n, task)
 		case s.plan.Kind == solver.KindPinned: // listed or not: the completions' count
 			truth, err = solver.CountPinnedTask(n, s.plan.Pins, task)
 		case s.opt.Want:

@@ -54,6 +54,13 @@ const (
 	// whole (not class representatives), in lexicographic order
 	// (solver.ListPinnedTask); the coordinator lists them as they are.
 	TaskKind_TASK_KIND_PINNED TaskKind = 4
+	// TASK_KIND_JOIN counts the solutions of unit task_id.index of the
+	// quadrant join's plan of an n-board (solver.KindJoin: the units of
+	// solver.SharedJoinPlan(n), whose number Job.tasks gives): prefix is
+	// [index], unique is always 0 (the coordinator has the board's
+	// fundamental count from the total by Burnside's lemma) and nodes 0. Never
+	// listed, never split, never in runs.
+	TaskKind_TASK_KIND_JOIN TaskKind = 5
 )
 
 // Enum value maps for TaskKind.
@@ -64,6 +71,7 @@ var (
 		2: "TASK_KIND_ALL",
 		3: "TASK_KIND_UNIQUE",
 		4: "TASK_KIND_PINNED",
+		5: "TASK_KIND_JOIN",
 	}
 	TaskKind_value = map[string]int32{
 		"TASK_KIND_UNSPECIFIED": 0,
@@ -71,6 +79,7 @@ var (
 		"TASK_KIND_ALL":         2,
 		"TASK_KIND_UNIQUE":      3,
 		"TASK_KIND_PINNED":      4,
+		"TASK_KIND_JOIN":        5,
 	}
 )
 
@@ -1747,13 +1756,14 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\x10OUTCOME_REJECTED\x10\x04\x12\x14\n" +
 	"\x10OUTCOME_VERIFIED\x10\x05\"\x1f\n" +
 	"\x05Drain\x12\x16\n" +
-	"\x06reason\x18\x01 \x01(\tR\x06reason*y\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason*\x8d\x01\n" +
 	"\bTaskKind\x12\x19\n" +
 	"\x15TASK_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fTASK_KIND_COUNT\x10\x01\x12\x11\n" +
 	"\rTASK_KIND_ALL\x10\x02\x12\x14\n" +
 	"\x10TASK_KIND_UNIQUE\x10\x03\x12\x14\n" +
-	"\x10TASK_KIND_PINNED\x10\x042\x8e\x01\n" +
+	"\x10TASK_KIND_PINNED\x10\x04\x12\x12\n" +
+	"\x0eTASK_KIND_JOIN\x10\x052\x8e\x01\n" +
 	"\x12CoordinatorService\x129\n" +
 	"\x04Join\x12\x17.nqueens.v1.JoinRequest\x1a\x18.nqueens.v1.JoinResponse\x12=\n" +
 	"\x04Work\x12\x17.nqueens.v1.WorkRequest\x1a\x18.nqueens.v1.WorkResponse(\x010\x01B7Z5github.com/nqueens/nqueens/proto/nqueens/v1;nqueenspbb\x06proto3"
