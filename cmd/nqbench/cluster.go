@@ -444,6 +444,9 @@ func startCoordinator(bin string, cfg clusterConfig) (*coordProc, error) {
 	if cfg.State != "" {
 		args = append(args, "--state", cfg.State)
 	}
+	if cfg.Synthetic {
+		args = append(args, "--synthetic-load")
+	}
 	c := &coordProc{cmd: exec.Command(bin, args...), addrCh: make(chan string, 1),
 		logged: make(chan struct{}), stopRS: make(chan struct{})}
 	c.cmd.Stdout = &c.stdout
