@@ -67,8 +67,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if logOpts.trace.path != "" || logOpts.trace.capped() {
 		return runTrace(opts.N, logOpts.trace, stdout, stderr)
 	}
+	var notice string
 	if logOpts.resume {
-		if err := resumeFrom(&opts, logOpts); err != nil {
+		if notice, err = resumeFrom(&opts, logOpts); err != nil {
 			fmt.Fprintf(stderr, "coordinator: %v\n", err)
 			return 2
 		}
@@ -76,6 +77,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts.Stdout, opts.Stderr = stdout, stderr
 	prog := status.NewProgress(stderr, progressMode(opts, stderr), opts.ProgressInterval)
 	log := newLogger(logOpts, prog.Writer()) // log lines print above the bar
+	if notice != "" {
+		log.Warn(notice)
+	}
 	if opts.First {
 		_, err = runFirst(ctx, opts, log)
 	} else {

@@ -138,8 +138,7 @@ func TestResumeAuto(t *testing.T) {
 	if line := strings.TrimSuffix(stderr, "\n"); code != 2 || strings.Contains(line, "\n") || !strings.HasPrefix(line, "coordinator: --resume refused: ") {
 		t.Errorf("--resume=auto on a corrupt journal: exit %d, stderr %q; want exit 2 and one line refusing it", code, stderr)
 	}
-	foreign := append(args(fresh), "--n", "11")
-	checkUsage(t, foreign, "--n 11 contradicts --state "+fresh+", which holds n=12 (drop --n to resume it)")
+	// A journal of another N is resumed with a warning: TestResumeAutoJournalWins.
 	checkUsage(t, args(dir), "--state "+dir+" is not a regular file (a directory): give the path of a journal file")
 }
 
@@ -156,4 +155,30 @@ func checkCount(t *testing.T, args []string, want, wantUnique int) string {
 		t.Fatalf("coordinator %s: exit %d, stdout %q; want exit 0, %d solutions, %d fundamental, complete\n%s", strings.Join(args, " "), code, stdout, want, wantUnique, stderr)
 	}
 	return stderr
+}
+
+// TestResumeAutoJournalWins: under --resume=auto a journal of another N is
+// resumed with one warning, not refused: a container restarted with a
+// changed NQUEENS_N would otherwise exit 2 on every restart (issue 24).
+// Plain --resume still refuses the contradiction.
+func TestResumeAutoJournalWins(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "job.state")
+	if code, _, stderr := runCmd("--n", "8", "--workers", "1", "--state", state, "--log-level", "off"); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd("--n", "9", "--workers", "1", "--state", state, "--resume=auto", "--json", "--progress", "off")
+	if code != 0 {
+		t.Fatalf("--n 9 --resume=auto over an n=8 journal: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "holds n=8") || !strings.Contains(stderr, "resuming the journal's job") {
+		t.Errorf("stderr does not say the journal's job wins:\n%s", stderr)
+	}
+	var sum struct {
+		N         int    `json:"n"`
+		Solutions uint64 `json:"solutions"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.N != 8 || sum.Solutions != 92 {
+		t.Errorf("summary %q (%v), want n=8 with 92 solutions", stdout, err)
+	}
+	checkUsage(t, []string{"--n", "9", "--state", state, "--resume"}, "--n 9 contradicts --state "+state+", which holds n=8 (drop --n to resume it)")
 }

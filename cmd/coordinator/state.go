@@ -174,24 +174,39 @@ func kindOfFile(m fs.FileMode) string {
 // that contradicts the journal is refused with a line that names it; a
 // missing or unreadable journal is a usage error too (exit 2). The plan's
 // fingerprint and solver version are checked when the journal is opened.
-func resumeFrom(cfg *options, lo logOptions) error {
+//
+// Under --resume=auto (a container restarted by its runtime) the journal's
+// N and depth win over contradicting flags instead: refusing would exit 2
+// on every restart, a loop; the returned notice says what was kept.
+func resumeFrom(cfg *options, lo logOptions) (notice string, err error) {
 	path := lo.state
 	s, err := journal.ReadSettings(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--resume: --state %s does not exist (start the job without --resume)", path)
+		return "", fmt.Errorf("--resume: --state %s does not exist (start the job without --resume)", path)
 	case errors.Is(err, journal.ErrCorrupt):
-		return fmt.Errorf("--resume refused: %v", err)
+		return "", fmt.Errorf("--resume refused: %v", err)
 	case err != nil:
-		return fmt.Errorf("--resume: %v", err)
+		return "", fmt.Errorf("--resume: %v", err)
 	}
-	if lo.given["n"] && cfg.N != s.N {
-		return fmt.Errorf("--n %d contradicts --state %s, which holds n=%d (drop --n to resume it)", cfg.N, path, s.N)
-	}
-	if cfg.Depth != coordinator.AutoDepth && cfg.Depth != s.Depth {
-		return fmt.Errorf("--depth %d contradicts --state %s, which holds depth %d (drop --depth to resume it)", cfg.Depth, path, s.Depth)
+	nBad := lo.given["n"] && cfg.N != s.N
+	depthBad := cfg.Depth != coordinator.AutoDepth && cfg.Depth != s.Depth
+	switch {
+	case (nBad || depthBad) && lo.resumeMode == resumeAuto:
+		notice = fmt.Sprintf("--state %s holds n=%d depth %d, not the --n %d --depth %s asked for: resuming the journal's job (--resume=auto); remove the journal to start the new one", path, s.N, s.Depth, cfg.N, depthFlag{&cfg.Depth}.String())
+		cfg.Depth = coordinator.AutoDepth // the journal's, set by resumeKind
+	case nBad:
+		return "", fmt.Errorf("--n %d contradicts --state %s, which holds n=%d (drop --n to resume it)", cfg.N, path, s.N)
+	case depthBad:
+		return "", fmt.Errorf("--depth %d contradicts --state %s, which holds depth %d (drop --depth to resume it)", cfg.Depth, path, s.Depth)
 	}
 	cfg.N = s.N
+	return notice, resumeKind(cfg, path, s)
+}
+
+// resumeKind takes the engine, depth and kind of the journaled job s, or
+// refuses flags that ask for another kind.
+func resumeKind(cfg *options, path string, s journal.Settings) error {
 	held, err := resumeEngine(cfg, path, solver.Kind(s.Kind))
 	if err != nil {
 		return err
