@@ -219,7 +219,7 @@ func (s *Scheduler) invalidLocked(r Report) string {
 	if r.Failure != "" {
 		return r.Failure
 	}
-	if reason := implausible(s.plan, r.Counts, solver.Counts{}); reason != "" {
+	if reason := implausible(s.plan, r.Counts, s.committedLocked()); reason != "" { // the running sum too (issue 23 D3)
 		return reason
 	}
 	if !s.opt.Want {

@@ -177,7 +177,7 @@ func (s *Scheduler) invalidRunLocked(l *lease, r Report) string {
 		return fmt.Sprintf("the run's counts add up to total %d unique %d nodes %d, the result says %d, %d and %d",
 			sum.Total, sum.Unique, sum.Nodes, r.Counts.Total, r.Counts.Unique, r.Counts.Nodes)
 	}
-	return implausible(s.plan, sum, solver.Counts{})
+	return implausible(s.plan, sum, s.committedLocked()) // the running sum too (issue 23 D3)
 }
 
 // runSecondsLocked returns how a run's time is shared among its tasks for
