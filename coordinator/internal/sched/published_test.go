@@ -9,10 +9,11 @@ import (
 )
 
 // TestSchedRunningSum (issue 23 D3): a result that would bring the
-// running sums past the board's published count is refused like any
-// impossible result, with a strike, even when it is plausible alone:
-// here a lie of the whole board's total on one task makes the next true
-// result impossible.
+// running sums past the board's published count is refused, even when it
+// is plausible alone: here a lie of the whole board's total on one task
+// makes the next true result impossible. Its worker earns no strike (the
+// liar may be another), but the task counts an attempt, so a sum that
+// stays wrong fails the job.
 func TestSchedRunningSum(t *testing.T) {
 	h := newSchedHarness(t, 8, 2, Options{})
 	a, ra := h.worker("a", uint32(len(h.plan.Tasks)))
@@ -26,11 +27,11 @@ func TestSchedRunningSum(t *testing.T) {
 	}
 	next := h.honest(as[1])
 	v := h.s.Result(a, next)
-	if v.Outcome != OutcomeRejected || !strings.Contains(v.Reason, "whole board") {
-		t.Errorf("a result past the published count: outcome %d (%s), want rejected, past the whole board", v.Outcome, v.Reason)
+	if v.Outcome != OutcomeRejected || !strings.Contains(v.Reason, "running sums") || !strings.Contains(v.Reason, "whole board") {
+		t.Errorf("a result past the published count: outcome %d (%s), want rejected, the running sums past the whole board", v.Outcome, v.Reason)
 	}
-	if a.strikes != 1 {
-		t.Errorf("strikes %d, want 1", a.strikes)
+	if a.strikes != 0 {
+		t.Errorf("strikes %d, want 0: the sum's excess may be another worker's", a.strikes)
 	}
 	if st := h.status(); st.Solutions > known[8].total {
 		t.Errorf("the running sum is %d, past the board's %d", st.Solutions, known[8].total)
