@@ -204,7 +204,7 @@ func (j *Job) prepare() error {
 	j.cfg.ServerOptions = append(guard.ServerOptions(), cfg.ServerOptions...)
 	j.lis = guard
 	j.svc = newService(j.sched, edgeOptions{plan: j.plan, lease: cfg.Lease, heartbeat: cfg.Heartbeat,
-		rate: cfg.MessageRate, clock: cfg.clock, journaled: cfg.Journal != nil}, j.log.Named("server"), j.pub)
+		rate: cfg.MessageRate, clock: cfg.clock, journaled: cfg.Journal != nil, cut: guard.Cut}, j.log.Named("server"), j.pub)
 	logListen := j.log.Info // remote workers need the address
 	if j.quietListen {
 		logListen = j.log.Debug // the answer is all a user of embedded workers sees

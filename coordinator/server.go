@@ -53,6 +53,10 @@ type edgeOptions struct {
 	rate      float64 // Work messages per second per worker
 	clock     Clock
 	journaled bool // commits wait for the journal's fsync before their Ack
+	// cut closes the connection of a peer address (connguard.Guard.Cut):
+	// for a session whose worker does not read, whose end it would never
+	// see (issue 23 D5). nil: not closed.
+	cut func(remote string) bool
 }
 
 func newService(s *sched.Scheduler, e edgeOptions, log hclog.Logger, pub *listing.Publisher) *service {
@@ -124,7 +128,7 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		v.log.Warn("work stream refused", "peer", addr, "error", err)
 		return refusal(err)
 	}
-	ws := &workSession{v: v, sess: sess, out: out, attempts: make(map[uint64]*attempt),
+	ws := &workSession{v: v, sess: sess, out: out, attempts: make(map[uint64]*attempt), remote: addr,
 		log: v.log.With("worker_id", sess.ID(), "worker_name", sess.Name())}
 	v.mu.Lock()
 	v.outboxes[out] = true
@@ -176,6 +180,7 @@ type workSession struct {
 	attempts map[uint64]*attempt // the spills of the leases it streams (listings)
 	spool    *listing.Spool      // where they spill (listings)
 	acks     *acker              // sends Acks after the journal's fsync; nil without a journal
+	remote   string              // the peer's address, for a cut
 }
 
 // errOutboxFull ends a session whose worker does not read its messages.
@@ -251,16 +256,30 @@ func (ws *workSession) end(err, refusal error, sent bool, sendDone <-chan error)
 		ws.sched().Detach(ws.sess, "worker stream ended")
 	}
 	ws.sess.FlushWarnings()
+	if errors.Is(refusal, errOutboxFull) { // the worker does not read
+		ws.cut()
+	}
 	if !sent {
 		select {
 		case err := <-sendDone:
 			if err != nil && !broken {
 				ws.log.Debug("sending to worker failed", "error", err)
 			}
-		case <-time.After(sendGrace):
+		case <-time.After(sendGrace): // it stopped reading
+			ws.cut()
 		}
 	}
 	return refusal
+}
+
+// cut closes the session's connection. Ending the stream is not enough
+// for a worker that does not read: the status waits behind messages it
+// never reads, and it stays blocked in Send, holding its memory (320 s
+// seen; issue 23 D5).
+func (ws *workSession) cut() {
+	if ws.v.edge.cut != nil {
+		ws.v.edge.cut(ws.remote)
+	}
 }
 
 func (ws *workSession) sched() *sched.Scheduler { return ws.v.sched }

@@ -66,7 +66,11 @@ func (s *Scheduler) Result(sess *Session, r Report) Verdict {
 		return s.verifyResultLocked(sess, idx, r.Counts)
 	case t.is(taskCommitted):
 		endOwn()
-		return s.againLocked(sess, idx, r.Counts)
+		v := s.againLocked(sess, idx, r.Counts)
+		if v.Outcome == OutcomeConflict && t.committer() == sess.serial {
+			s.strikeLocked(sess, fmt.Sprintf("contradicts its own commit of task %d", idx))
+		}
+		return v
 	case !own:
 		s.stats.Rejected++
 		sess.warns.warn("result for a task this worker never held dropped", "task", idx)
@@ -74,6 +78,9 @@ func (s *Scheduler) Result(sess *Session, r Report) Verdict {
 	}
 	if reason := s.invalidLocked(r); reason != "" {
 		return s.refuseLocked(sess, l, r.Failure, reason, "task", idx)
+	}
+	if reason := s.pastBoardLocked(r.Counts); reason != "" {
+		return s.refuseLocked(sess, l, reason, reason, "task", idx)
 	}
 	s.measureLocked(idx, l, r.Elapsed)
 	endOwn()
@@ -97,6 +104,19 @@ func (s *Scheduler) refuseLocked(sess *Session, l *lease, failure, reason string
 	return Verdict{Outcome: OutcomeRejected, Reason: reason}
 }
 
+// pastBoardLocked says why counts c cannot be added to the running sums,
+// which they would bring past the board's published count (issue 23 D3),
+// or "". The result is refused and its task counts an attempt, but its
+// worker earns no strike: an earlier liar's commit may be what fills the
+// sum, and striking would quarantine the honest worker that comes last.
+// A task refused MaxAttempts times fails the job, as a wrong total must.
+func (s *Scheduler) pastBoardLocked(c solver.Counts) string {
+	if reason := implausible(s.plan, c, s.committedLocked()); reason != "" {
+		return "the running sums: " + reason
+	}
+	return ""
+}
+
 // againLocked handles a result for a task committed already: equal counts
 // are a duplicate, others a conflict.
 func (s *Scheduler) againLocked(sess *Session, idx int, got solver.Counts) Verdict {
@@ -107,7 +127,9 @@ func (s *Scheduler) againLocked(sess *Session, idx int, got solver.Counts) Verdi
 		return Verdict{Outcome: OutcomeDuplicate, Reason: "already committed"}
 	}
 	s.stats.Conflicts++
-	s.log.Error("conflicting result dropped", "worker_id", sess.id, "task", idx,
+	// Through the session's limiter: a run's Result held up to 256
+	// conflicts, each an ERROR line (issue 23 D4).
+	sess.warns.warn("conflicting result dropped", "worker_id", sess.id, "task", idx,
 		"committed_total", c.Total, "committed_unique", c.Unique,
 		"got_total", got.Total, "got_unique", got.Unique)
 	s.events.add(EventConflict, sess.name, fmt.Sprintf("task %d: total %d, committed %d", idx, got.Total, c.Total))

@@ -115,18 +115,26 @@ func (s *Scheduler) runResultLocked(sess *Session, l *lease, own bool, r Report)
 	if reason := s.invalidRunLocked(l, r); reason != "" {
 		return s.refuseLocked(sess, l, r.Failure, reason, "task", l.task, "run", l.run)
 	}
+	if reason := s.pastBoardLocked(r.Counts); reason != "" {
+		return s.refuseLocked(sess, l, reason, reason, "task", l.task, "run", l.run)
+	}
 	s.endLeaseLocked(l) // a no-op for a late result
 	v := Verdict{Outcome: OutcomeDuplicate, Reason: "already committed"}
 	seconds := s.runSecondsLocked(l, r)
 	open := -1 // the first task of the stretch of commits not yet journaled
+	self := -1 // the first task whose commit by this worker it contradicts
 	for i, c := range r.Run {
 		idx := l.task + i
 		switch t := &s.tasks[idx]; {
 		case t.is(taskSplit): // its children count it now
 			s.stats.Superseded++
 		case t.is(taskCommitted):
-			if again := s.againLocked(sess, idx, c); again.Outcome == OutcomeConflict && v.Outcome != OutcomeCommitted {
+			again := s.againLocked(sess, idx, c)
+			if again.Outcome == OutcomeConflict && v.Outcome != OutcomeCommitted {
 				v = again
+			}
+			if again.Outcome == OutcomeConflict && t.committer() == sess.serial && self < 0 {
+				self = idx
 			}
 		default:
 			if sec := seconds(c); sec > 0 {
@@ -148,6 +156,9 @@ func (s *Scheduler) runResultLocked(sess *Session, l *lease, own bool, r Report)
 	}
 	if open >= 0 {
 		v.Ticket = v.Ticket.add(s.journalLocked(l.task+open, r.Run[open:], sess))
+	}
+	if self >= 0 { // one strike per message, after its commits are in place
+		s.strikeLocked(sess, fmt.Sprintf("contradicts its own commit of task %d", self))
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
