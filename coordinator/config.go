@@ -142,6 +142,10 @@ type Config struct {
 	// NoSplit keeps the plan's tasks as they are (a load generator that
 	// answers from a table of them).
 	NoSplit bool
+	// SyntheticLoad says the workers answer made-up counts (nqbench
+	// cluster --synthetic): the sums are not compared with the board's
+	// published counts, which they would pass.
+	SyntheticLoad bool
 
 	// Test seams.
 	clock     Clock             // lease clock (real time)

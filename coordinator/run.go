@@ -185,7 +185,8 @@ func (j *Job) prepare() error {
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MaxSessions: cfg.MaxWorkers,
 		TaskTarget: cfg.TaskTarget, NoSplit: cfg.NoSplit || j.plan.Kind == solver.KindJoin, // a join unit has no children
-		Done: make(chan struct{}),
+		Synthetic: cfg.SyntheticLoad,
+		Done:      make(chan struct{}),
 	}
 	if cfg.Sink != nil {
 		if err := j.prepareListing(&opt); err != nil {

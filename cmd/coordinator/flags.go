@@ -33,7 +33,6 @@ type logOptions struct {
 	given      map[string]bool // the flags set on the command line
 	http       string          // --http: the status server's HOST:PORT ("" = off)
 	pprof      bool            // --pprof: /debug/pprof/ on the status server
-	synthetic  bool            // --synthetic-load: made-up counts, not compared with the published ones
 	httpTLS    bool            // --http-tls: the status server over HTTPS with tlsCert and tlsKey
 	tlsCert    string          // --tls-cert
 	tlsKey     string          // --tls-key
@@ -203,7 +202,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.StringVar(&lo.tokenFile, "token-file", "", "read the join token from `FILE` instead (a mounted Kubernetes Secret; white space around it dropped)")
 	fs.StringVar(&lo.http, "http", "", "serve the dashboard, /metrics, /api/status and /healthz on `HOST:PORT` (off when empty; port 0 picks one; everything but /healthz needs the token when one is set)")
 	fs.BoolVar(&lo.pprof, "pprof", false, "also serve /debug/pprof/ on --http")
-	fs.BoolVar(&lo.synthetic, "synthetic-load", false, "the workers answer made-up counts (nqbench cluster --synthetic, a load test): the final count is not compared with the board's published count")
+	fs.BoolVar(&cfg.SyntheticLoad, "synthetic-load", false, "the workers answer made-up counts (nqbench cluster --synthetic, a load test): the final count is not compared with the board's published count")
 	fs.BoolVar(&lo.httpTLS, "http-tls", false, "serve --http over HTTPS with the certificate of --tls-cert and --tls-key")
 	fs.StringVar(&ac.CertFile, "tls-cert", "", "serve TLS with this PEM certificate `FILE` (read again when it changes)")
 	fs.StringVar(&ac.KeyFile, "tls-key", "", "PEM private key `FILE` of --tls-cert")

@@ -160,7 +160,7 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 	progDone := make(chan struct{})
 	go func() { defer close(progDone); prog.Run(progCtx, src, log) }()
 	sum, err := job.Run(ctx)
-	if err == nil && !logOpts.synthetic {
+	if err == nil && !opts.SyntheticLoad {
 		err = checkPublished(&sum)
 	}
 	stopProg()

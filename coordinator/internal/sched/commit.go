@@ -111,7 +111,7 @@ func (s *Scheduler) refuseLocked(sess *Session, l *lease, failure, reason string
 // sum, and striking would quarantine the honest worker that comes last.
 // A task refused MaxAttempts times fails the job, as a wrong total must.
 func (s *Scheduler) pastBoardLocked(c solver.Counts) string {
-	if reason := implausible(s.plan, c, s.committedLocked()); reason != "" {
+	if reason := s.implausible(c, s.committedLocked()); reason != "" {
 		return "the running sums: " + reason
 	}
 	return ""
@@ -241,7 +241,7 @@ func (s *Scheduler) invalidLocked(r Report) string {
 	if r.Failure != "" {
 		return r.Failure
 	}
-	if reason := implausible(s.plan, r.Counts, solver.Counts{}); reason != "" {
+	if reason := s.implausible(r.Counts, solver.Counts{}); reason != "" {
 		return reason
 	}
 	if !s.opt.Want {
@@ -268,6 +268,18 @@ func (s *Scheduler) invalidLocked(r Report) string {
 // board's published counts (solver.Known). A count that passes is only
 // plausible: --verify-fraction checks the truth.
 func implausible(p solver.Plan, c, committed solver.Counts) string {
+	return implausibleAgainst(p, c, committed, true)
+}
+
+// implausible is the package's implausible for this job's plan: a
+// synthetic load's made-up counts are not held against the board's.
+func (s *Scheduler) implausible(c, committed solver.Counts) string {
+	return implausibleAgainst(s.plan, c, committed, !s.opt.Synthetic)
+}
+
+// implausibleAgainst is implausible, comparing with the published counts
+// only when published is set.
+func implausibleAgainst(p solver.Plan, c, committed solver.Counts, published bool) string {
 	n := p.N
 	if c.Unique > c.Total {
 		return fmt.Sprintf("unique %d exceeds total %d", c.Unique, c.Total)
@@ -276,7 +288,7 @@ func implausible(p solver.Plan, c, committed solver.Counts) string {
 		return fmt.Sprintf("total %d is odd: every solution of a task counts 2, 4 or 8 times", c.Total)
 	}
 	k, ok := solver.Known(n)
-	if !ok {
+	if !ok || !published {
 		return ""
 	}
 	sum, err := committed.Add(c)
@@ -347,7 +359,7 @@ func (s *Scheduler) Restore(index int, c solver.Counts) error {
 	if index < 0 || index >= len(s.tasks) {
 		return fmt.Errorf("restore task %d: plan has %d tasks", index, len(s.tasks))
 	}
-	if reason := implausible(s.plan, c, s.committedLocked()); reason != "" {
+	if reason := s.implausible(c, s.committedLocked()); reason != "" {
 		s.log.Warn("journal record dropped; the task is computed again", "task", index, "reason", reason)
 		return nil
 	}

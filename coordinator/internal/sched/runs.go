@@ -176,7 +176,7 @@ func (s *Scheduler) invalidRunLocked(l *lease, r Report) string {
 	}
 	var sum solver.Counts
 	for i, c := range r.Run {
-		if reason := implausible(s.plan, c, solver.Counts{}); reason != "" {
+		if reason := s.implausible(c, solver.Counts{}); reason != "" {
 			return fmt.Sprintf("task %d: %s", l.task+i, reason)
 		}
 		sum = addCounts(sum, c, 1)
@@ -188,7 +188,7 @@ func (s *Scheduler) invalidRunLocked(l *lease, r Report) string {
 		return fmt.Sprintf("the run's counts add up to total %d unique %d nodes %d, the result says %d, %d and %d",
 			sum.Total, sum.Unique, sum.Nodes, r.Counts.Total, r.Counts.Unique, r.Counts.Nodes)
 	}
-	return implausible(s.plan, sum, solver.Counts{})
+	return s.implausible(sum, solver.Counts{})
 }
 
 // runSecondsLocked returns how a run's time is shared among its tasks for
