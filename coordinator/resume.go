@@ -48,6 +48,7 @@ func (j *Job) restore() error {
 				return err
 			}
 			restored++
+			j.restoredSolutions += r.Counts.Total
 		}
 	}
 	if cfg.restoredErr != nil {

@@ -73,6 +73,8 @@ type Job struct {
 	elapsed atomic.Uint64
 	// busy is the same for BusySeconds.
 	busy atomic.Uint64
+	// restoredSolutions are the solutions restore took from the journal.
+	restoredSolutions uint64
 	// quietListen logs the address at debug level: Listen was left empty
 	// and every worker is embedded, so nobody needs to know it.
 	quietListen bool
@@ -271,7 +273,7 @@ func (j *Job) Status() Status {
 		s.Error = p.Err.Error()
 	}
 	s.ElapsedSeconds = time.Since(j.start).Seconds()
-	s.BusySeconds = st.Busy.Seconds()
+	s.BusySeconds, s.RestoredSolutions = st.Busy.Seconds(), j.restoredSolutions
 	if b := j.elapsed.Load(); b != 0 {
 		s.ElapsedSeconds = math.Float64frombits(b)
 		s.BusySeconds = math.Float64frombits(j.busy.Load())
@@ -460,6 +462,8 @@ func (j *Job) summary() (Summary, error) {
 		ElapsedSeconds: time.Since(j.start).Seconds(),
 		BusySeconds:    j.Status().Busy.Seconds(),
 		Complete:       committed == tasks && err == nil,
+
+		RestoredSolutions: j.restoredSolutions,
 	}
 	s.setStats(stats)
 	s.setPins(j.plan)

@@ -26,17 +26,20 @@ type Summary struct {
 	Nodes          uint64  `json:"nodes"`         // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	BusySeconds    float64 `json:"busy_seconds"` // time with at least one worker attached: the rate's time
-	Leased         uint64  `json:"leased"`       // tasks leased (first attempts, retries and verifications), each task of a run
-	Runs           uint64  `json:"runs"`         // leases of several consecutive tasks, one message each way
-	Conflicts      uint64  `json:"conflicts"`    // results that disagreed with a committed one
-	Duplicates     uint64  `json:"duplicates"`   // repeated results, equal to the committed one
-	Rejected       uint64  `json:"rejected"`     // results or batches dropped as invalid or foreign
-	Requeued       uint64  `json:"requeued"`     // leased tasks taken back and queued again
-	Expired        uint64  `json:"expired"`      // leases that ran out without a heartbeat
-	Verified       uint64  `json:"verified"`     // committed tasks confirmed by a second computation (--verify-fraction)
-	Quarantined    uint64  `json:"quarantined"`  // workers caught reporting wrong counts and disconnected
-	Complete       bool    `json:"complete"`
-	Error          string  `json:"error,omitempty"`
+	// RestoredSolutions are the solutions a resume took from the journal:
+	// counted in Solutions, not in this run's rate.
+	RestoredSolutions uint64 `json:"restored_solutions,omitempty"`
+	Leased            uint64 `json:"leased"`      // tasks leased (first attempts, retries and verifications), each task of a run
+	Runs              uint64 `json:"runs"`        // leases of several consecutive tasks, one message each way
+	Conflicts         uint64 `json:"conflicts"`   // results that disagreed with a committed one
+	Duplicates        uint64 `json:"duplicates"`  // repeated results, equal to the committed one
+	Rejected          uint64 `json:"rejected"`    // results or batches dropped as invalid or foreign
+	Requeued          uint64 `json:"requeued"`    // leased tasks taken back and queued again
+	Expired           uint64 `json:"expired"`     // leases that ran out without a heartbeat
+	Verified          uint64 `json:"verified"`    // committed tasks confirmed by a second computation (--verify-fraction)
+	Quarantined       uint64 `json:"quarantined"` // workers caught reporting wrong counts and disconnected
+	Complete          bool   `json:"complete"`
+	Error             string `json:"error,omitempty"`
 
 	// Pinned runs only (Config.Pins): the pinned queens as 1-based [row,
 	// col] pairs, the number of their completions (equal to solutions, and
@@ -61,13 +64,14 @@ func (s *Summary) setStats(st sched.Stats) {
 // Human is the short human summary: count, fundamental count, time, rate.
 // The rate is over the busy time (BusySeconds, shown when it is known), so
 // time spent waiting for the first worker, or between workers, does not
-// lower it; over the wall time when no busy time is known (--first).
+// lower it; over the wall time when no busy time is known (--first). The
+// solutions a resume restored are not this run's work and not in the rate.
 func (s Summary) Human() string {
 	elapsed := time.Duration(s.ElapsedSeconds * float64(time.Second))
 	rate, busy := 0.0, ""
 	switch {
 	case s.BusySeconds > 0:
-		rate = float64(s.Solutions) / s.BusySeconds
+		rate = float64(s.Solutions-min(s.RestoredSolutions, s.Solutions)) / s.BusySeconds
 		busy = fmt.Sprintf("busy %v, ", time.Duration(s.BusySeconds*float64(time.Second)).Round(time.Millisecond))
 	case s.ElapsedSeconds > 0:
 		rate = float64(s.Solutions) / s.ElapsedSeconds
