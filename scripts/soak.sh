@@ -40,7 +40,7 @@ done
 start=$(date +%s)
 for r in $(seq "$RESTARTS"); do
   coord
-  sleep "$(awk -v s=$RANDOM 'BEGIN{srand(s); printf "%.2f", 3 + rand()*5}')"
+  sleep "$(awk -v s=$RANDOM 'BEGIN{srand(s); printf "%.2f", 2 + rand()*3}')"
   if ! kill -0 "$cpid" 2>/dev/null; then echo "restart $r: job finished before the kill"; break; fi
   rss=$(awk '/VmRSS/{print $2}' "/proc/$cpid/status")
   sig=$([ $((RANDOM % 2)) = 0 ] && echo KILL || echo TERM)
