@@ -291,3 +291,27 @@ func (c Config) connLimits() connguard.Limits {
 	}
 	return l
 }
+
+// Boards from which a count's sum may no longer fit the uint64 the
+// coordinator adds task counts into: the total grows about 10.6 times per
+// N (OEIS A000170: 2.3e17 at N=27), so N=28 ends near 2.5e18 and N=29 near
+// 2.7e19, past 2^64 ≈ 1.8e19; the fundamental count, about an eighth of
+// the total, passes it one board later.
+const (
+	totalOverflowN  = 29
+	uniqueOverflowN = 30
+)
+
+// SumWarning is one line saying the job's final sum could pass 2^64 and
+// wrap, or "" when it cannot. The coordinator logs it before it starts, so
+// a year-long run at N ≥ 29 is never wrong in silence; it still runs,
+// since its per-task counts (each far below 2^64) are kept in the journal.
+func (c Config) SumWarning() string {
+	switch {
+	case c.kind() == solver.KindUnique && c.N >= uniqueOverflowN:
+		return fmt.Sprintf("n=%d: the fundamental count may pass 2^64 and wrap; add the journal's per-task counts in 128 bits", c.N)
+	case c.kind() != solver.KindUnique && c.N >= totalOverflowN:
+		return fmt.Sprintf("n=%d: the total may pass 2^64 (about 2.7e19 at n=29) and wrap; add the journal's per-task counts in 128 bits", c.N)
+	}
+	return ""
+}

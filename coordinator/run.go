@@ -88,6 +88,9 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if w := cfg.SumWarning(); w != "" && log != nil {
+		log.Warn(w)
+	}
 	quiet := cfg.Listen == "" && cfg.Workers > 0 // nobody asked where it listens
 	cfg = cfg.withDefaults()
 	if log == nil {
