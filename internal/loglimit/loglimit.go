@@ -40,8 +40,9 @@ const (
 // Every; the lines it drops are counted and reported in one line when it
 // may log again, and by Flush. Safe for concurrent use.
 type Limiter struct {
-	log hclog.Logger
-	now func() time.Time
+	log     hclog.Logger
+	now     func() time.Time
+	summary string // the message of the line that counts dropped ones
 
 	mu      sync.Mutex
 	tokens  float64
@@ -54,7 +55,14 @@ func New(log hclog.Logger, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{log: log, now: now, tokens: Burst, last: now()}
+	return &Limiter{log: log, now: now, summary: "log lines dropped (rate limit)", tokens: Burst, last: now()}
+}
+
+// WithSummary sets the message of the line that reports dropped lines
+// (a count field follows it) and returns l.
+func (l *Limiter) WithSummary(msg string) *Limiter {
+	l.summary = msg
+	return l
 }
 
 // Log logs msg at level if the rate allows, or counts it as dropped.
@@ -75,7 +83,7 @@ func (l *Limiter) Log(level hclog.Level, msg string, args ...any) {
 	l.dropped = 0
 	l.mu.Unlock()
 	if dropped > 0 {
-		l.log.Warn("log lines dropped (rate limit)", "count", dropped)
+		l.log.Warn(l.summary, "count", dropped)
 	}
 	l.log.Log(level, msg, args...)
 }
@@ -87,6 +95,6 @@ func (l *Limiter) Flush() {
 	l.dropped = 0
 	l.mu.Unlock()
 	if dropped > 0 {
-		l.log.Warn("log lines dropped (rate limit)", "count", dropped)
+		l.log.Warn(l.summary, "count", dropped)
 	}
 }
