@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# bench_solver.sh: time the solver alone (cmd/nqbench) with each counting
-# engine, join and backtrack, against somers.c (the plain bitmask counter
-# with mirror halving, in the shared anchors folder) at N=16, 17 and 18 on
-# 1 and 2 threads, and print the ratios (below 1 = faster than somers.c).
+# bench_solver.sh: time the solver alone (cmd/nqbench) and the cluster
+# (cmd/coordinator with embedded workers, one per thread) with each
+# counting engine, join and backtrack, against somers.c (the plain bitmask
+# counter with mirror halving, in the shared anchors folder) at N=16, 17
+# and 18 on 1 and 2 threads, and print the ratios (below 1 = faster than
+# somers.c).
 #
 #   scripts/bench_solver.sh [-q] [-r RUNS] [N...]
 #
@@ -45,10 +47,11 @@ fi
 export GOAMD64=${GOAMD64:-$("$root/scripts/goamd64.sh")}
 echo "building nqbench with GOAMD64=${GOAMD64:-(not amd64)}; $runs run(s) per ratio" >&2
 bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
-(cd "$root" && go build -o "$bin/nqbench" ./cmd/nqbench)
-ratio() { # engine n threads: one ratio.sh set, its output to stderr, the ratio to stdout
-	local out
-	out=$("$anchors/ratio.sh" -r "$runs" "$2" "$3" -- "$bin/nqbench" --n "$2" --threads "$3" --engine "$1")
+(cd "$root" && go build -o "$bin/nqbench" ./cmd/nqbench && go build -o "$bin/coordinator" ./cmd/coordinator)
+ratio() { # engine n threads [cluster]: one ratio.sh set, its output to stderr, the ratio to stdout
+	local out cmd=("$bin/nqbench" --n "$2" --threads "$3" --engine "$1")
+	[ -z "${4:-}" ] || cmd=("$bin/coordinator" --n "$2" --workers "$3" --engine "$1" --json --progress off)
+	out=$("$anchors/ratio.sh" -r "$runs" "$2" "$3" -- "${cmd[@]}")
 	echo "$out" >&2
 	awk '/^ratio/ {print $NF}' <<<"$out"
 }
@@ -60,9 +63,11 @@ for n in "${sizes[@]}"; do
 		done
 		j=$(ratio join "$n" "$t")
 		b=$(ratio backtrack "$n" "$t")
-		rows+=("$(printf '%-4s %-8s %-12s %s' "$n" "$t" "$j" "$b")")
+		cj=$(ratio join "$n" "$t" cluster)
+		cb=$(ratio backtrack "$n" "$t" cluster)
+		rows+=("$(printf '%-4s %-8s %-12s %-12s %-14s %s' "$n" "$t" "$j" "$b" "$cj" "$cb")")
 	done
 done
-echo "ratios of nqbench's time to somers.c's (below 1 = faster)"
-printf '%-4s %-8s %-12s %s\n' N threads join backtrack
+echo "ratios of nqbench's and the cluster's time to somers.c's (below 1 = faster)"
+printf '%-4s %-8s %-12s %-12s %-14s %s\n' N threads join backtrack cluster-join cluster-backtrack
 printf '%s\n' "${rows[@]}"
