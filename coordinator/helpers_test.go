@@ -249,18 +249,27 @@ func (r *rawClient) result(res *nqueenspb.Result) {
 // "ack", "drain"), skipping others.
 func (r *rawClient) next(kind string) *nqueenspb.WorkResponse {
 	r.t.Helper()
+	return r.nextOf(kind)
+}
+
+// nextOf returns the next message of any of the wanted kinds, skipping
+// others.
+func (r *rawClient) nextOf(kinds ...string) *nqueenspb.WorkResponse {
+	r.t.Helper()
 	timeout := time.After(eventTimeout)
 	for {
 		select {
 		case m, ok := <-r.msgs:
 			if !ok {
-				r.t.Fatalf("stream ended while waiting for %s", kind)
+				r.t.Fatalf("stream ended while waiting for %s", strings.Join(kinds, " or "))
 			}
-			if strings.Contains(strings.ToLower(typeName(m)), kind) {
-				return m
+			for _, kind := range kinds {
+				if strings.Contains(strings.ToLower(typeName(m)), kind) {
+					return m
+				}
 			}
 		case <-timeout:
-			r.t.Fatalf("timed out waiting for %s", kind)
+			r.t.Fatalf("timed out waiting for %s", strings.Join(kinds, " or "))
 		}
 	}
 }
