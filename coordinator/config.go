@@ -302,16 +302,18 @@ const (
 	uniqueOverflowN = 30
 )
 
-// SumWarning is one line saying the job's final sum could pass 2^64 and
-// wrap, or "" when it cannot. The coordinator logs it before it starts, so
-// a year-long run at N ≥ 29 is never wrong in silence; it still runs,
-// since its per-task counts (each far below 2^64) are kept in the journal.
+// SumWarning is one line saying the job's final sum could pass 2^64, or
+// "" when it cannot. The coordinator logs it before it starts: a sum never
+// wraps (the scheduler fails the job when one would overflow), but a
+// year-long run at N ≥ 29 should know from the start that it ends that
+// way; its per-task counts (each far below 2^64) stay in the journal.
 func (c Config) SumWarning() string {
+	const end = "the job fails when its sum passes 2^64 (the journal keeps every task's counts, to add in 128 bits)"
 	switch {
 	case c.kind() == solver.KindUnique && c.N >= uniqueOverflowN:
-		return fmt.Sprintf("n=%d: the fundamental count may pass 2^64 and wrap; add the journal's per-task counts in 128 bits", c.N)
+		return fmt.Sprintf("n=%d: the fundamental count may pass 2^64: %s", c.N, end)
 	case c.kind() != solver.KindUnique && c.N >= totalOverflowN:
-		return fmt.Sprintf("n=%d: the total may pass 2^64 (about 2.7e19 at n=29) and wrap; add the journal's per-task counts in 128 bits", c.N)
+		return fmt.Sprintf("n=%d: the total may pass 2^64 (about 2.7e19 at n=29): %s", c.N, end)
 	}
 	return ""
 }
