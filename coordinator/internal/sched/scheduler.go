@@ -865,18 +865,19 @@ func (s *Scheduler) unpublishedLocked() error {
 }
 
 // published returns the board's published counts when the job's final
-// sums are compared with them: a whole-board plan (not pinned) of real
-// counts (not Synthetic) on a board in solver.Known.
+// sums are compared with them (ChecksPublished).
 func (s *Scheduler) published() (solver.Counts, bool) {
-	k, ok := solver.Known(s.plan.N)
-	return k, ok && s.plan.Kind != solver.KindPinned && !s.opt.Synthetic
+	k, _ := solver.Known(s.plan.N)
+	return k, ChecksPublished(s.plan, s.opt.Synthetic)
 }
 
-// ChecksPublished reports whether the job's final sums are compared with
-// the board's published counts (and a job whose sums differ fails).
-func (s *Scheduler) ChecksPublished() bool {
-	_, ok := s.published()
-	return ok
+// ChecksPublished reports whether a job of plan (with Options.Synthetic)
+// compares its final sums with the board's published counts, and fails
+// when they differ: a whole-board plan (not pinned) of real counts on a
+// board in solver.Known.
+func ChecksPublished(plan solver.Plan, synthetic bool) bool {
+	_, ok := solver.Known(plan.N)
+	return ok && plan.Kind != solver.KindPinned && !synthetic
 }
 
 // Drain stops all assignment and tells every session to finish.
