@@ -95,10 +95,12 @@ func fraction(part, whole uint64) float64 {
 	return min(float64(part)/float64(whole), 1)
 }
 
-// trustLine is the summary's clause on a total that was not compared with
-// a published count: how much of it a second computation confirmed.
+// trustLine is the summary's clause on a whole board's total that was not
+// compared with a published count: how much of it a second computation
+// confirmed. Pinned runs count a part of the board, which nobody
+// publishes: their line says so already.
 func (s Summary) trustLine() string {
-	if s.CheckedAgainstPublished {
+	if s.CheckedAgainstPublished || len(s.Pins) > 0 || s.Kind == "pinned" {
 		return ""
 	}
 	return fmt.Sprintf("; not checked against a published count: %d of %s verified (%.1f%%; %.1f%% of the solutions)",
