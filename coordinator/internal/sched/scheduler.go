@@ -70,6 +70,9 @@ type Stats struct {
 	Quarantined uint64 // workers caught reporting wrong counts
 	Splits      uint64 // tasks split into their children (split.go)
 	Superseded  uint64 // results for tasks split meanwhile, dropped
+
+	// VerifiedSolutions are the solutions of the Verified tasks.
+	VerifiedSolutions uint64
 }
 
 // TaskID names one task of one plan: a result for another plan (another
@@ -375,6 +378,7 @@ type Session struct {
 	nodes       uint64        // nodes of those tasks
 	standing    solver.Counts // the counts of its commits that still stand (a quarantine takes them back)
 	batches     bool          // JoinRequest.Batches, for the mailbox Attach opens
+	verify      float64       // JoinRequest.VerifyFraction
 	out         Mailbox       // nil until Attach
 	warns       *warnLimiter  // its warnings, rate-limited
 	lastSeen    atomic.Int64  // unix nanoseconds of its last message
@@ -403,6 +407,9 @@ type JoinRequest struct {
 	Name, Version string
 	Slots         int
 	Batches       bool // it reads batched messages: kept for the mailbox Attach opens
+	// VerifyFraction of its commits is computed again elsewhere, when
+	// above Options.VerifyFraction (an untrusted worker's share).
+	VerifyFraction float64
 }
 
 // Join registers a worker. It fails with ErrTooManyWorkers when
@@ -427,6 +434,7 @@ func (s *Scheduler) Join(req JoinRequest) (*Session, error) {
 		slots:   req.Slots,
 		held:    make(map[uint64]*lease),
 		batches: req.Batches,
+		verify:  req.VerifyFraction,
 		joined:  now,
 		warns:   newWarnLimiter(s.log.With("worker_id", fmt.Sprintf("w%d", s.nextWID), "worker_name", req.Name), s.opt.Clock),
 	}
@@ -839,8 +847,8 @@ func (s *Scheduler) finishIfDoneLocked() {
 // reported complete (issue 23 D3). Pinned plans count completions of a
 // part of the board and are not checked.
 func (s *Scheduler) unpublishedLocked() error {
-	k, ok := solver.Known(s.plan.N)
-	if !ok || s.plan.Kind == solver.KindPinned || s.opt.Synthetic {
+	k, ok := s.published()
+	if !ok {
 		return nil
 	}
 	got := s.committedLocked()
@@ -854,6 +862,22 @@ func (s *Scheduler) unpublishedLocked() error {
 			got.Total, got.Unique, s.plan.N, k.Total, k.Unique)
 	}
 	return nil
+}
+
+// published returns the board's published counts when the job's final
+// sums are compared with them (ChecksPublished).
+func (s *Scheduler) published() (solver.Counts, bool) {
+	k, _ := solver.Known(s.plan.N)
+	return k, ChecksPublished(s.plan, s.opt.Synthetic)
+}
+
+// ChecksPublished reports whether a job of plan (with Options.Synthetic)
+// compares its final sums with the board's published counts, and fails
+// when they differ: a whole-board plan (not pinned) of real counts on a
+// board in solver.Known.
+func ChecksPublished(plan solver.Plan, synthetic bool) bool {
+	_, ok := solver.Known(plan.N)
+	return ok && plan.Kind != solver.KindPinned && !synthetic
 }
 
 // Drain stops all assignment and tells every session to finish.
