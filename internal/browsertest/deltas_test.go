@@ -88,8 +88,8 @@ func TestDashboardWorkerDeltas(t *testing.T) {
 	}
 	job.set(func(ws []coordinator.WorkerStatus) []coordinator.WorkerStatus {
 		ws[1].Tasks, ws[1].Nodes, ws[1].LastSeen = 77, 9000, time.Now() // b sent a result: now the fastest
-		ws = slices.Delete(ws, 2, 3)                                     // c left
-		return append(ws, w("f", 500))                                   // f joined, the slowest
+		ws = slices.Delete(ws, 2, 3)                                    // c left
+		return append(ws, w("f", 500))                                  // f joined, the slowest
 	})
 	want := []tableRow{{"f", "0"}, {"a", "1"}, {"d", "4"}, {"e", "5"}, {"b", "77"}}
 	wantJS := `JSON.stringify(` + readTable + `) === ` + strconv.Quote(mustJSON(t, want))
