@@ -41,7 +41,8 @@
 # failures really hit the job). Meanwhile a worker with a wrong token,
 # started just before the failures, must be refused. A host Prometheus
 # (Debian's prometheus package) scrapes the coordinator's /metrics, published
-# on the host's loopback, with the token, and evaluates the alert rules of
+# on the host's loopback, with the token, and each worker's own /metrics
+# (worker --http) at its container's address, and evaluates the alert rules of
 # deploy/monitoring/nqueens-rules.yml: `promtool check metrics` must pass on
 # it mid-run; at the end the highest nqueens_solutions Prometheus saw must be
 # the exact total, every alert rule must have been evaluated without error,
@@ -188,6 +189,16 @@ start_prometheus() {
 	port=$(free_port 19090 19190) || fail "no free port for Prometheus in 19090..19190"
 	prom_web=127.0.0.1:$port
 	printf '%s' "$NQUEENS_TOKEN" >"$tmp/token"
+	# The workers' own /metrics (worker --http 0.0.0.0:9090), unpublished:
+	# scraped at each container's address on the project network, which the
+	# host reaches through Docker's bridge.
+	local wid ip targets=""
+	for wid in $(ids worker); do
+		ip=$(docker inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$wid" | awk '{print $1}')
+		[ -z "$ip" ] || targets="$targets${targets:+, }\"$ip:9090\""
+	done
+	[ -n "$targets" ] || fail "no worker container has an address to scrape"
+	printf '[{"targets": [%s]}]\n' "$targets" >"$tmp/workers.json"
 	cat >"$tmp/prometheus.yml" <<-EOF
 		global:
 		  scrape_interval: 500ms
@@ -200,11 +211,14 @@ start_prometheus() {
 		      credentials_file: $tmp/token
 		    static_configs:
 		      - targets: ["$target"]
+		  - job_name: nqueens-worker
+		    file_sd_configs:
+		      - files: ["$tmp/workers.json"]
 	EOF
 	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prometheus" \
 		--web.listen-address="$prom_web" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
 	prom_pid=$!
-	log "prometheus on $prom_web scraping http://$target/metrics every 500ms, evaluating deploy/monitoring/nqueens-rules.yml"
+	log "prometheus on $prom_web scraping http://$target/metrics and the workers' at $targets every 500ms, evaluating deploy/monitoring/nqueens-rules.yml"
 }
 
 # attached NAME: does the coordinator's /api/status list a worker of that
@@ -499,13 +513,17 @@ if [ -n "$prom_pid" ]; then
 	log "prometheus: max nqueens_solutions = ${prom_got:-none}, max up = ${prom_up:-none}"
 	[ "$prom_up" = 1 ] || { indent <"$tmp/prometheus.log"; fail "Prometheus never scraped the coordinator (with the token)"; }
 	[ "$prom_got" = "$want" ] || fail "Prometheus' nqueens_solutions is ${prom_got:-absent}, want $want"
+	prom_wtasks=$(prom_query "sum(max_over_time(nqueens_worker_sent_tasks_total{job=\"nqueens-worker\"}[1h]))")
+	log "prometheus: tasks the workers' own /metrics say they sent: ${prom_wtasks:-none}"
+	[ -n "$prom_wtasks" ] && [ "${prom_wtasks%%.*}" -gt 0 ] || fail "Prometheus scraped no worker's /metrics (nqueens_worker_sent_tasks_total)"
 	# The alert rules: loaded, and evaluated without error all along.
 	"$tmp/promcheck" rules --url "http://$prom_web" deploy/monitoring/nqueens-rules.yml >"$tmp/rules.txt" 2>&1 ||
 		{ indent <"$tmp/rules.txt"; fail "the alert rules did not all evaluate in Prometheus"; }
 	echo "--- alert rules in Prometheus"
 	indent <"$tmp/rules.txt"
 	# The dashboard: every panel's query gives data for the moment mid-run.
-	"$tmp/promcheck" dashboard --url "http://$prom_web" --time "$t_mid" --var job=nqueens --var __rate_interval=1m \
+	"$tmp/promcheck" dashboard --url "http://$prom_web" --time "$t_mid" --var job=nqueens --var worker_job=nqueens-worker \
+		--var __rate_interval=1m \
 		deploy/monitoring/nqueens-dashboard.json >"$tmp/dashboard.txt" 2>&1 ||
 		{ indent <"$tmp/dashboard.txt"; fail "a query of the Grafana dashboard failed or gave no data at $t_mid"; }
 	echo "--- Grafana dashboard queries at $t_mid"
