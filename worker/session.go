@@ -251,9 +251,9 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 		case a.GetKind() == nqueenspb.TaskKind_TASK_KIND_JOIN:
 			res = s.join.run(ctx, a)
 		case a.GetRun() > 1:
-			res = runRange(ctx, a, s.plan)
+			res = runRange(ctx, a, s.plan, s.cfg.Count)
 		default:
-			res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
+			res = runTask(ctx, a, s.cfg.Count, func(b *nqueenspb.SolutionBatch) bool {
 				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
 			})
 		}
