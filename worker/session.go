@@ -46,7 +46,7 @@ type session struct {
 	msgs    chan recv                   // what recvLoop received
 	run     chan func()                 // to the runners: one goroutine per slot computes tasks
 	pf      *prefetch                   // how many leases to hold in reserve
-	batches bool                        // the coordinator reads ResultBatch
+	batches bool                        // the coordinator reads ResultBatch, and the worker asked for batches
 	plan    solver.Plan                 // the job's plan, for runs of tasks (runs.go); zero: no runs
 	join    *joinTasks                  // a join job's plan and counters (jointask.go); nil for other jobs
 	peer    *loglimit.Limiter           // the lines the coordinator can cause at will
@@ -101,7 +101,7 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		run:     make(chan func()),
 		tasks:   make(map[uint64]context.CancelFunc),
 		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
-		batches: jr.GetBatches(),
+		batches: jr.GetBatches() && !cfg.NoBatches,
 		plan:    plan,
 		join:    newJoinTasks(jr.GetJob(), cfg.Slots),
 	}

@@ -96,9 +96,9 @@ type Config struct {
 	// coordinator that leases runs of tasks (runs.go): for tests and
 	// measurements of the single-task path.
 	NoRuns bool
-	// NoBatches makes the worker ask for one message per task (no
-	// AssignBatch, AckBatch or ResultBatch): for measurements of the
-	// unbatched path, as NoRuns is for runs.
+	// NoBatches makes the worker ask for one message per task and send
+	// one (no AssignBatch, AckBatch or ResultBatch): for measurements of
+	// the unbatched path, as NoRuns is for runs.
 	NoBatches bool
 	// Count counts one task of a counting job, leased alone or in a run
 	// (default solver.CountTask). A load generator sets it to answer from

@@ -40,7 +40,7 @@ func (w *simWorker) observeJoin(ctx context.Context, method string, req, reply a
 	if !w.joined {
 		w.joined, w.joinTime = true, time.Since(w.joinStart)
 	}
-	w.batches = jr.GetBatches()
+	w.batches = jr.GetBatches() && w.job.batches // as the session decides
 	w.mu.Unlock()
 	w.leaveGate()
 	return nil
