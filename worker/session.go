@@ -100,7 +100,7 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		msgs:    make(chan recv),
 		run:     make(chan func()),
 		tasks:   make(map[uint64]context.CancelFunc),
-		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
+		pf:      newPrefetch(cfg.Slots, cfg.Prefetch, cfg.FixedPrefetch),
 		batches: jr.GetBatches() && !cfg.NoBatches,
 		plan:    plan,
 		join:    newJoinTasks(jr.GetJob(), cfg.Slots),

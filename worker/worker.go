@@ -85,7 +85,14 @@ type Config struct {
 	// Prefetch is how many leased tasks may wait locally beyond the busy
 	// slots, so a slot that frees starts its next task at once instead of
 	// idling for a round trip to the coordinator (default 1; -1 = none).
+	// It is the least reserve: for short tasks the worker grows it to
+	// cover the round trip (prefetch.go).
 	Prefetch int
+	// FixedPrefetch keeps the reserve at Prefetch instead of growing it,
+	// so that every worker holds exactly Slots+Prefetch credits: a load
+	// generator that sets the coordinator's load by hand (nqbench cluster
+	// --prefetch).
+	FixedPrefetch bool
 	// Quiet logs joining and draining at Debug instead of Info (embedded
 	// workers, whose coordinator already logs both).
 	Quiet bool

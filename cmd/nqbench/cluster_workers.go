@@ -210,7 +210,7 @@ func (w *simWorker) config() worker.Config {
 	}
 	return worker.Config{
 		Join: "passthrough:///" + w.job.addr, Name: fmt.Sprintf("sim-%d", w.id), Slots: w.job.slots,
-		Prefetch: prefetch, Quiet: true, NoRuns: !w.job.runs, NoBatches: !w.job.batches, Count: w.job.count,
+		Prefetch: prefetch, FixedPrefetch: true, Quiet: true, NoRuns: !w.job.runs, NoBatches: !w.job.batches, Count: w.job.count,
 		DialOptions: []grpc.DialOption{
 			grpc.WithContextDialer(dialer),
 			grpc.WithUnaryInterceptor(w.observeJoin),
