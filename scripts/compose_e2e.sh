@@ -56,7 +56,8 @@
 # except under CI=true, where that is a failure.
 #
 # Knobs (environment): E2E_N and E2E_WANT (board size and its known total,
-# e.g. E2E_N=14 E2E_WANT=365596); E2E_LEASE (3s); E2E_DEPTH (task depth, 5:
+# e.g. E2E_N=14 E2E_WANT=365596; E2E_WANT_UNIQUE, the fundamental count,
+# is checked too when given, and for N=18); E2E_LEASE (3s); E2E_DEPTH (task depth, 5:
 # small tasks make the run last; "auto" lets the coordinator choose);
 # E2E_TIMEOUT (seconds allowed for the count, 240); COMPOSE (the Compose
 # command; default `docker compose` when that plugin is there, else
@@ -69,6 +70,8 @@ cd "$(dirname "$0")/.."
 
 n=${E2E_N:-18}
 want=${E2E_WANT:-666090624}
+want_unique=${E2E_WANT_UNIQUE:-}
+[ -n "$want_unique" ] || [ "$n" != 18 ] || want_unique=83263591
 lease=${E2E_LEASE:-3s}
 depth=${E2E_DEPTH:-5}
 run_timeout=${E2E_TIMEOUT:-240}
@@ -127,6 +130,7 @@ cleanup() {
 	log "cleaning up project $project and image $image"
 	if [ -n "${up_pid:-}" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null; fi
 	[ -z "${bg_pid:-}" ] || kill "$bg_pid" 2>/dev/null
+	[ -z "${rss_pid:-}" ] || kill "$rss_pid" 2>/dev/null
 	if [ -n "${prom_pid:-}" ]; then kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null; fi
 	[ -z "${build_pid:-}" ] || kill "$build_pid" 2>/dev/null
 	dc down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
@@ -374,6 +378,23 @@ until coord=$(ids coordinator) && [ -n "$coord" ]; do
 	sleep 0.1
 done
 
+# --- The coordinator's peak resident memory over all its processes (it is
+# killed and restarted): its VmHWM, read from the host every second.
+rss_sampler() {
+	local peak=0 pid hwm
+	while :; do
+		pid=$(docker inspect --format '{{.State.Pid}}' "$coord" 2>/dev/null || echo 0)
+		if [ "${pid:-0}" -gt 0 ] && hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$hwm" ] && [ "$hwm" -gt "$peak" ]; then
+			peak=$hwm
+			echo "$peak" >"$tmp/rss_peak_kb"
+		fi
+		sleep 1
+	done
+}
+rss_sampler &
+rss_pid=$!
+rss_peak() { if [ -s "$tmp/rss_peak_kb" ]; then echo "$(($(cat "$tmp/rss_peak_kb") / 1024)) MB"; else echo "unknown (host /proc not readable)"; fi; }
+
 
 # --- Wait until the count is under way: a progress line of the coordinator
 # with tasks done and every worker joined.
@@ -486,6 +507,10 @@ docker logs --tail 12 "$cut_off" 2>&1 | indent
 field() { grep -o "\"$1\": *[0-9]*" <<<"$result" | head -n 1 | grep -o '[0-9]*$' || true; }
 got=$(field solutions)
 [ "$got" = "$want" ] || fail "coordinator reports ${got:-no} solutions for N=$n, want $want"
+if [ -n "$want_unique" ]; then
+	got_unique=$(field unique)
+	[ "$got_unique" = "$want_unique" ] || fail "coordinator reports ${got_unique:-no} fundamental solutions for N=$n, want $want_unique"
+fi
 # The failures really hit the job: the coordinator noticed the killed
 # worker (its log names the container's host name after it joined), and the
 # cut-off worker's lease ran out and was taken back.
@@ -532,4 +557,4 @@ if [ -n "$prom_pid" ]; then
 fi
 deaths="coordinator killed with docker kill"
 [ "$crashes" -eq 0 ] || deaths="coordinator crashed (kill -9, restarted by Docker) and killed with docker kill"
-log "PASS: ($prom_note) N=$n counted $got solutions (want $want), exit 0; $deaths, resumed $(resumes | wc -l) times; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"
+log "PASS: ($prom_note) N=$n counted $got solutions (want $want), exit 0 after ${SECONDS}s, coordinator peak RSS $(rss_peak); $deaths, resumed $(resumes | wc -l) times; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"
