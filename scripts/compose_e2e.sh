@@ -59,7 +59,9 @@
 # e.g. E2E_N=14 E2E_WANT=365596; E2E_WANT_UNIQUE, the fundamental count,
 # is checked too when given, and for N=18); E2E_LEASE (3s); E2E_DEPTH (task depth, 5:
 # small tasks make the run last; "auto" lets the coordinator choose);
-# E2E_TIMEOUT (seconds allowed for the count, 240); COMPOSE (the Compose
+# E2E_TIMEOUT (seconds allowed for the count, 240); E2E_START_WAIT (seconds
+# allowed until the first task is done with every worker joined, 120: more
+# for big N, whose first tasks are long); COMPOSE (the Compose
 # command; default `docker compose` when that plugin is there, else
 # docker-compose); E2E_PROJECT (the Compose project name, default
 # nqe2e<time><pid>, unique to the run) and E2E_IMAGE (the image tag it builds
@@ -75,6 +77,7 @@ want_unique=${E2E_WANT_UNIQUE:-}
 lease=${E2E_LEASE:-3s}
 depth=${E2E_DEPTH:-5}
 run_timeout=${E2E_TIMEOUT:-240}
+start_wait=${E2E_START_WAIT:-120}
 workers=4
 lease_s=${lease%s}
 [[ "$lease_s" =~ ^[0-9]+$ ]] || { echo "compose_e2e: E2E_LEASE must be whole seconds like 3s, got $lease" >&2; exit 2; }
@@ -399,9 +402,10 @@ rss_peak() { if [ -s "$tmp/rss_peak_kb" ]; then echo "$(($(cat "$tmp/rss_peak_kb
 # --- Wait until the count is under way: a progress line of the coordinator
 # with tasks done and every worker joined.
 progress_re="progress: tasks_done=[1-9][0-9]* .*workers=$workers\b"
+deadline=$((SECONDS + start_wait))
 until docker logs "$coord" 2>&1 | grep -Eq "$progress_re"; do
 	running "$coord" || fail "the coordinator exited before reporting progress with $workers workers"
-	[ "$SECONDS" -lt "$deadline" ] || fail "no progress with $workers workers in the coordinator's log after 120s"
+	[ "$SECONDS" -lt "$deadline" ] || fail "no progress with $workers workers in the coordinator's log after ${start_wait}s"
 	sleep 0.1
 done
 start_prometheus
