@@ -142,7 +142,7 @@ const bigResume = 100_000
 // remoteSlots is the cluster AutoDepth plans for when every worker is
 // remote: the coordinator cannot know how many will join, and tasks are
 // cheap (batched), so it plans tens of tasks per slot for a cluster of
-// this size rather than for its own cores (issue 11).
+// this size rather than for its own cores.
 const remoteSlots = 512
 
 // newPlan plans the tasks, and says why with this engine: the join's

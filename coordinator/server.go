@@ -53,7 +53,7 @@ type edgeOptions struct {
 	journaled bool // commits wait for the journal's fsync before their Ack
 	// cut closes the connection of a peer address (connguard.Guard.Cut):
 	// for a session whose worker does not read, whose end it would never
-	// see (issue 23 D5). nil: not closed.
+	// see. nil: not closed.
 	cut func(remote string) bool
 	// embeddedKey tells the job's embedded workers (trust.go); the others
 	// are remote and get remoteVerify, their share of commits verified.
@@ -282,7 +282,7 @@ func (ws *workSession) end(err, refusal error, sent bool, sendDone <-chan error)
 // cut closes the session's connection. Ending the stream is not enough
 // for a worker that does not read: the status waits behind messages it
 // never reads, and it stays blocked in Send, holding its memory (320 s
-// seen; issue 23 D5).
+// seen).
 func (ws *workSession) cut() {
 	if ws.v.edge.cut != nil {
 		ws.v.edge.cut(ws.remote)
@@ -329,7 +329,7 @@ func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
 	return nil
 }
 
-// release hands leases back and frees their spills at once (issue 12, D1).
+// release hands leases back and frees their spills at once.
 func (ws *workSession) release(ids []uint64) {
 	for _, id := range ids {
 		if a := ws.attempts[id]; a != nil {

@@ -19,7 +19,7 @@ type Summary struct {
 	Tasks          int     `json:"tasks"`         // tasks to commit: the plan's, less those split, plus their children
 	Committed      int     `json:"committed"`     // tasks committed; equals tasks when complete
 	Depth          int     `json:"depth"`         // the plan's depth (prefix length)
-	Splits         uint64  `json:"splits"`        // tasks split into their children on demand (issue 11)
+	Splits         uint64  `json:"splits"`        // tasks split into their children on demand
 	Superseded     uint64  `json:"superseded"`    // results for tasks split meanwhile, dropped
 	DeepestSplit   int     `json:"deepest_split"` // the longest prefix of any task, split or not
 	Workers        int     `json:"workers"`       // embedded workers, or the most workers attached at once if more

@@ -21,5 +21,8 @@
 // one Result reports. A Cancel stops a
 // task; a broken stream makes Run join again; on ctx cancellation finish
 // hands the leases back (Release) before Run returns. Config.DialOptions
-// takes TLS credentials and the join token (package auth).
+// takes TLS credentials and the join token (package auth). Config.Count
+// replaces the solver for counting tasks: nqbench cluster runs a thousand
+// of these sessions in one process, each answering from a table of known
+// counts, so the load generator speaks the protocol through this code.
 package worker

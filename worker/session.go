@@ -46,7 +46,7 @@ type session struct {
 	msgs    chan recv                   // what recvLoop received
 	run     chan func()                 // to the runners: one goroutine per slot computes tasks
 	pf      *prefetch                   // how many leases to hold in reserve
-	batches bool                        // the coordinator reads ResultBatch
+	batches bool                        // the coordinator reads ResultBatch, and the worker asked for batches
 	plan    solver.Plan                 // the job's plan, for runs of tasks (runs.go); zero: no runs
 	join    *joinTasks                  // a join job's plan and counters (jointask.go); nil for other jobs
 	peer    *loglimit.Limiter           // the lines the coordinator can cause at will
@@ -100,8 +100,8 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		msgs:    make(chan recv),
 		run:     make(chan func()),
 		tasks:   make(map[uint64]context.CancelFunc),
-		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
-		batches: jr.GetBatches(),
+		pf:      newPrefetch(cfg.Slots, cfg.Prefetch, cfg.FixedPrefetch),
+		batches: jr.GetBatches() && !cfg.NoBatches,
 		plan:    plan,
 		join:    newJoinTasks(jr.GetJob(), cfg.Slots),
 	}
@@ -251,9 +251,9 @@ func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
 		case a.GetKind() == nqueenspb.TaskKind_TASK_KIND_JOIN:
 			res = s.join.run(ctx, a)
 		case a.GetRun() > 1:
-			res = runRange(ctx, a, s.plan)
+			res = runRange(ctx, a, s.plan, s.cfg.Count)
 		default:
-			res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
+			res = runTask(ctx, a, s.cfg.Count, func(b *nqueenspb.SolutionBatch) bool {
 				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
 			})
 		}
