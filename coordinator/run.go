@@ -219,6 +219,10 @@ func (j *Job) prepare() error {
 		logListen = j.log.Debug // the answer is all a user of embedded workers sees
 	}
 	logListen("listening", "addr", j.Addr(), "n", cfg.N, "depth", j.plan.Depth, "tasks", j.plan.Len(), "kind", KindName(j.plan.Kind))
+	if !j.checksPublished() && j.plan.Kind != solver.KindPinned && !cfg.SyntheticLoad {
+		j.log.Info("no published count to check the total against; the summary will say how much of it was verified",
+			"n", cfg.N, "remote_verify_fraction", max(cfg.VerifyFraction, j.remoteVerify()), "verify_fraction", cfg.VerifyFraction)
+	}
 	return nil
 }
 

@@ -116,10 +116,11 @@ func (s Summary) Human() string {
 	case s.Nodes > 0:
 		text += fmt.Sprintf(", %d nodes", s.Nodes)
 	}
-	if s.Verified > 0 && s.CheckedAgainstPublished {
+	if trust := s.trustLine(); trust != "" {
+		text += trust // the verified share
+	} else if s.Verified > 0 {
 		text += fmt.Sprintf("; %d tasks verified", s.Verified)
 	}
-	text += s.trustLine()
 	if s.Conflicts > 0 {
 		text += fmt.Sprintf("; %d CONFLICTS", s.Conflicts)
 	}
