@@ -233,42 +233,58 @@ func (s *session) startTask(ctx context.Context, a *nqueenspb.Assign) {
 	})
 }
 
-// runLeased computes one leased task, sends its Result unless the lease
-// was cancelled or handed back meanwhile, and returns the slot's credit.
+// runLeased computes one leased task on a free slot, sends its Result
+// unless the lease was cancelled or handed back meanwhile, and returns
+// the slot's credit. The slot itself settles the lease: its Result is
+// queued the moment it is computed, behind those of the tasks the slot
+// ran just before, rather than when this goroutine is next scheduled, so
+// that the Results of tasks of microseconds leave together.
 func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
-	var res *nqueenspb.Result
-	var took time.Duration
 	ran := make(chan struct{})
 	compute := func() {
 		defer close(ran)
-		if ctx.Err() != nil {
-			return
-		}
-		s.cfg.Stats.computing(1)
-		defer s.cfg.Stats.computing(-1)
-		start := time.Now()
-		switch {
-		case a.GetKind() == nqueenspb.TaskKind_TASK_KIND_JOIN:
-			res = s.join.run(ctx, a)
-		case a.GetRun() > 1:
-			res = runRange(ctx, a, s.plan, s.cfg.Count)
-		default:
-			res = runTask(ctx, a, s.cfg.Count, func(b *nqueenspb.SolutionBatch) bool {
-				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
-			})
-		}
-		took = time.Since(start)
+		res, took := s.compute(ctx, a)
+		s.settle(ctx, a, res, took)
 	}
 	select {
 	case s.run <- compute: // a slot is free
 		<-ran
 	case <-ctx.Done():
+		s.settle(ctx, a, nil, 0)
 	}
+}
+
+// compute runs one leased task and returns its Result and how long it
+// took; nil when the lease ended before it started.
+func (s *session) compute(ctx context.Context, a *nqueenspb.Assign) (*nqueenspb.Result, time.Duration) {
+	if ctx.Err() != nil {
+		return nil, 0
+	}
+	s.cfg.Stats.computing(1)
+	defer s.cfg.Stats.computing(-1)
+	start := time.Now()
+	var res *nqueenspb.Result
+	switch {
+	case a.GetKind() == nqueenspb.TaskKind_TASK_KIND_JOIN:
+		res = s.join.run(ctx, a)
+	case a.GetRun() > 1:
+		res = runRange(ctx, a, s.plan, s.cfg.Count)
+	default:
+		res = runTask(ctx, a, s.cfg.Count, func(b *nqueenspb.SolutionBatch) bool {
+			return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
+		})
+	}
+	return res, time.Since(start)
+}
+
+// settle ends a lease: it sends the Result unless the lease was cancelled
+// or handed back meanwhile, and returns the lease's credit.
+func (s *session) settle(ctx context.Context, a *nqueenspb.Assign, res *nqueenspb.Result, took time.Duration) {
 	s.mu.Lock()
 	_, still := s.tasks[a.GetLeaseId()]
 	delete(s.tasks, a.GetLeaseId())
 	s.mu.Unlock()
-	if still && ctx.Err() == nil {
+	if still && ctx.Err() == nil && res != nil {
 		if res.GetFailure() != "" {
 			s.peer.Log(hclog.Error, "task failed", "task", a.GetTaskId().GetIndex(), "error", loglimit.Text(res.GetFailure()))
 		}
