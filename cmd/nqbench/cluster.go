@@ -30,9 +30,10 @@ import (
 
 const clusterUsage = `Usage: nqbench cluster --n N --depth D --workers K [flags]
 
-Starts a real coordinator process (--workers 0) and K simulated workers, each
-on its own gRPC connection, that answer every task at once from a table of
-the plan's real per-task counts (computed once with the solver and cached).
+Starts a real coordinator process (--workers 0) and K simulated workers:
+package worker's own session, each on its own gRPC connection, answering
+every task at once from a table of the plan's real per-task counts
+(computed once with the solver and cached) instead of solving it.
 It measures the coordinator alone and prints one JSON line; the exit status
 is 1 when the coordinator's total is not the published count, 2 on bad usage.
 
