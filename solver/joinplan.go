@@ -42,28 +42,37 @@ func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
 	if n == 1 {
 		return p, nil
 	}
-	p.cfgs = joinConfigs(n)
+	p.cfgs, p.units = joinLayout(n, tasks)
 	p.quads = newQuads(n)
+	return p, nil
+}
+
+// joinLayout returns the fixed-queen configurations of an n-board (n > 1)
+// and its units for about tasks of them: NewJoinPlan's units, without the
+// quarter tables.
+func joinLayout(n, tasks int) ([]joinConfig, []joinUnit) {
+	cfgs := joinConfigs(n)
 	// Work per configuration in row sets; a mirrored configuration visits
 	// all of its sets but joins about a quarter of them.
-	work := make([]float64, len(p.cfgs))
+	work := make([]float64, len(cfgs))
 	var sum float64
-	for i, c := range p.cfgs {
+	for i, c := range cfgs {
 		work[i] = float64(binomial(len(c.free), c.k))
 		if c.rowSym {
 			work[i] /= 4
 		}
 		sum += work[i]
 	}
-	for i, c := range p.cfgs {
+	var units []joinUnit
+	for i, c := range cfgs {
 		sets := binomial(len(c.free), c.k)
 		parts := uint64(float64(tasks)*work[i]/sum + 0.5)
 		parts = max(1, min(parts, sets))
 		for j := range parts {
-			p.units = append(p.units, joinUnit{cfg: i, lo: sets * j / parts, hi: sets * (j + 1) / parts})
+			units = append(units, joinUnit{cfg: i, lo: sets * j / parts, hi: sets * (j + 1) / parts})
 		}
 	}
-	return p, nil
+	return cfgs, units
 }
 
 // NumTasks returns the number of units of the plan.
