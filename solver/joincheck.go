@@ -27,7 +27,6 @@ import (
 // west of them.
 type joinRowSet struct {
 	e   uint32
-	key uint32 // e with its bits reversed: the row sets sorted by key share prefixes of rows 0, 1, ...
 	wt  [9]uint64
 	cnt [9]uint64 // solutions found, by class
 }
@@ -97,7 +96,7 @@ func backtrackUnit(n int, cfg *joinConfig, u joinUnit) (uint64, uint64) {
 		}
 		c.fixed[h] = mid
 	}
-	c.rec(0, 0, 0, 0, 0, 0, len(c.sets))
+	c.rec(n-1, 0, 0, 0, 0, 0, len(c.sets))
 	var total uint64
 	for i := range c.sets {
 		s := &c.sets[i]
@@ -109,7 +108,10 @@ func backtrackUnit(n int, cfg *joinConfig, u joinUnit) (uint64, uint64) {
 }
 
 // unitRowSets returns the canonical row sets of unit u with their weights,
-// sorted by key.
+// in increasing order: the order of rec, which places the queens from the
+// last row up, as a unit's row sets (consecutive in colex order) share
+// their last rows and differ in the first. From row 0 down, every unit
+// would walk the first rows' placements again: 40 times the nodes at N=16.
 func unitRowSets(n int, cfg *joinConfig, u joinUnit) []joinRowSet {
 	var sets []joinRowSet
 	comb := unrankComb(u.lo, cfg.k)
@@ -119,7 +121,7 @@ func unitRowSets(n int, cfg *joinConfig, u joinUnit) []joinRowSet {
 		if !ok {
 			continue
 		}
-		s := joinRowSet{e: e, key: bits.Reverse32(e)}
+		s := joinRowSet{e: e}
 		if !cfg.rowSym {
 			s.wt = [9]uint64{0: cfg.weight * orbit}
 		} else {
@@ -138,15 +140,16 @@ func unitRowSets(n int, cfg *joinConfig, u joinUnit) []joinRowSet {
 		}
 		sets = append(sets, s)
 	}
-	slices.SortFunc(sets, func(a, b joinRowSet) int { return cmp.Compare(a.key, b.key) })
+	slices.SortFunc(sets, func(a, b joinRowSet) int { return cmp.Compare(a.e, b.e) })
 	return sets
 }
 
 // rec places the queen of row r given the columns, diagonals (shifted to
 // row r: ld moves left, rd right) and the long-diagonal class cls taken so
-// far, for the row sets sets[lo:hi], which agree on rows 0..r-1.
+// far by rows r+1..n-1, for the row sets sets[lo:hi], which agree on those
+// rows.
 func (c *joinCheck) rec(r int, cols, ld, rd uint32, cls int, lo, hi int) {
-	if r == c.n {
+	if r < 0 {
 		c.sets[lo].cnt[cls]++ // one row set is left
 		return
 	}
@@ -154,14 +157,19 @@ func (c *joinCheck) rec(r int, cols, ld, rd uint32, cls int, lo, hi int) {
 	if f := c.fixed[r]; f != 0 {
 		if f&taken == 0 {
 			c.nodes++
-			c.rec(r+1, cols|f, (ld|f)<<1, (rd|f)>>1, cls, lo, hi)
+			c.rec(r-1, cols|f, (ld|f)<<1, (rd|f)>>1, cls, lo, hi)
 		}
 		return
 	}
 	// sets[lo:mid] put row r's queen west, sets[mid:hi] east.
-	mid := lo
-	for mid < hi && c.sets[mid].e>>r&1 == 0 {
-		mid++
+	mid, top := lo, hi // binary search: the bit rises once in sets[lo:hi]
+	for mid < top {
+		m := int(uint(mid+top) >> 1)
+		if c.sets[m].e>>r&1 == 0 {
+			mid = m + 1
+		} else {
+			top = m
+		}
 	}
 	for side, span := range [2][2]int{{lo, mid}, {mid, hi}} {
 		if span[0] == span[1] {
@@ -175,7 +183,15 @@ func (c *joinCheck) rec(r int, cols, ld, rd uint32, cls int, lo, hi int) {
 				k += step
 			}
 			c.nodes++
-			c.rec(r+1, cols|bit, (ld|bit)<<1, (rd|bit)>>1, k, span[0], span[1])
+			c.rec(r-1, cols|bit, (ld|bit)<<1, (rd|bit)>>1, k, span[0], span[1])
 		}
 	}
 }
+
+// JoinVerifyMaxN is the largest board whose join units a verification
+// recounts with the backtracker (JoinTaskBacktrack); above it a unit is
+// recounted by the join again, on another worker. One core, a unit's mean
+// time (docs/engine.md): 0.09 s at N=16, 0.5 s at 17, 2.6 s at 18 and
+// about 20 s at 19, several times the join's, and growing about sevenfold
+// a row.
+const JoinVerifyMaxN = 19
