@@ -60,8 +60,9 @@ func TestJoinTaskBacktrackBad(t *testing.T) {
 	}
 }
 
-// FuzzJoinTaskBacktrack checks the backtracker against the join on any
-// unit of any plan size of boards to N=13.
+// FuzzJoinTaskBacktrack checks the backtracker and the join with tables
+// per chunk of row sets (of any budget) against the join on any unit of
+// any plan size of boards to N=13.
 func FuzzJoinTaskBacktrack(f *testing.F) {
 	f.Add(uint8(8), uint16(5), uint16(3))
 	f.Add(uint8(11), uint16(40), uint16(17))
@@ -82,5 +83,32 @@ func FuzzJoinTaskBacktrack(f *testing.F) {
 		if got != want {
 			t.Errorf("n=%d tasks=%d unit %d: backtracker %d, join %d", n, 1+int(tasks)%600, u, got, want)
 		}
+		lp, _ := newJoinPlan(n, 1+int(tasks)%600, 1+uint64(unit)*7)
+		if lean, _ := lp.CountTask(u); lean != want {
+			t.Errorf("n=%d tasks=%d unit %d: lean tables %d, shared %d", n, 1+int(tasks)%600, u, lean, want)
+		}
 	})
+}
+
+// TestJoinLean checks that a lean plan (tables per chunk of row sets)
+// counts every unit as the shared tables do, for chunks of one row set,
+// of a few and of all, N=4..15.
+func TestJoinLean(t *testing.T) {
+	for n := 4; n <= 15; n++ {
+		p, err := NewJoinPlan(n, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jc := p.NewCounter()
+		for _, budget := range []uint64{1, 2000, 1 << 30} {
+			lp, _ := newJoinPlan(n, 64, budget)
+			lc := lp.NewCounter()
+			for i := range p.NumTasks() {
+				want, _ := jc.Count(i)
+				if got, err := lc.Count(i); got != want || err != nil {
+					t.Fatalf("n=%d budget %d unit %d: lean %d (%v), shared %d", n, budget, i, got, err, want)
+				}
+			}
+		}
+	}
 }
