@@ -190,8 +190,7 @@ func (c *joinCheck) rec(r int, cols, ld, rd uint32, cls int, lo, hi int) {
 
 // JoinVerifyMaxN is the largest board whose join units a verification
 // recounts with the backtracker (JoinTaskBacktrack); above it a unit is
-// recounted by the join again, on another worker. One core, a unit's mean
-// time (docs/engine.md): 0.09 s at N=16, 0.5 s at 17, 2.6 s at 18 and
-// about 20 s at 19, several times the join's, and growing about sevenfold
-// a row.
-const JoinVerifyMaxN = 19
+// recounted by the join again, on another worker. A unit's mean time on
+// one core (docs/engine.md): 0.09 s at N=16 (the join's 0.003 s), 0.5 s at
+// 17 (0.09 s), 2.6 s at 18 (0.1 s), minutes at 19.
+const JoinVerifyMaxN = 18
