@@ -102,6 +102,7 @@ func (o *outbox) Assign(a sched.Assignment) {
 		LeaseId:       a.Lease,
 		PinnedColumns: o.pins,
 		Run:           runField(a.Run),
+		Verify:        a.Verify,
 	}}})
 }
 

@@ -89,6 +89,7 @@ type Assignment struct {
 	Run      int    // the tasks it covers: 1, or a run of consecutive plan tasks (runs.go)
 	Prefix   []int  // solver.Task.Prefix; nil for a run, whose worker works the prefixes out
 	Deadline time.Time
+	Verify   bool // a verification of a committed task (a join worker then backtracks)
 }
 
 // Outcome is the scheduler's verdict on a result; package coordinator maps it to the
@@ -591,7 +592,7 @@ func (s *Scheduler) leaseLocked(sess *Session, idx, run int, verify bool) {
 	if run > 1 {
 		s.stats.Runs++
 	}
-	a := Assignment{Lease: l.id, Task: s.taskID(idx), Run: run, Deadline: l.deadline}
+	a := Assignment{Lease: l.id, Task: s.taskID(idx), Run: run, Deadline: l.deadline, Verify: verify}
 	if run == 1 {
 		a.Prefix = s.prefixLocked(idx)
 	}
