@@ -61,7 +61,9 @@
 # small tasks make the run last; "auto" lets the coordinator choose);
 # E2E_TIMEOUT (seconds allowed for the count, 240); E2E_START_WAIT (seconds
 # allowed until the first task is done with every worker joined, 120: more
-# for big N, whose first tasks are long); COMPOSE (the Compose
+# for big N, whose first tasks are long); E2E_REJOIN_WAIT (seconds allowed
+# for the coordinator to resume and every worker to rejoin after a kill, 60:
+# a worker rejoins once its running task ends, long for big N); COMPOSE (the Compose
 # command; default `docker compose` when that plugin is there, else
 # docker-compose); E2E_PROJECT (the Compose project name, default
 # nqe2e<time><pid>, unique to the run) and E2E_IMAGE (the image tag it builds
@@ -78,6 +80,7 @@ lease=${E2E_LEASE:-3s}
 depth=${E2E_DEPTH:-5}
 run_timeout=${E2E_TIMEOUT:-240}
 start_wait=${E2E_START_WAIT:-120}
+rejoin_wait=${E2E_REJOIN_WAIT:-60}
 workers=4
 lease_s=${lease%s}
 [[ "$lease_s" =~ ^[0-9]+$ ]] || { echo "compose_e2e: E2E_LEASE must be whole seconds like 3s, got $lease" >&2; exit 2; }
@@ -255,9 +258,9 @@ coord_state() { docker inspect --format '{{.State.Status}} exit={{.State.ExitCod
 # find some but not all tasks committed in the journal, then for progress
 # with all the workers rejoined.
 wait_resumed() {
-	local k=$1 what=$2 until_t=$((SECONDS + 60)) line committed total
+	local k=$1 what=$2 until_t=$((SECONDS + rejoin_wait)) line committed total
 	until [ "$(resumes | wc -l)" -ge "$k" ]; do
-		[ "$SECONDS" -lt "$until_t" ] || fail "no resume $k in the coordinator's log 60s after $what ($(coord_state))"
+		[ "$SECONDS" -lt "$until_t" ] || fail "no resume $k in the coordinator's log ${rejoin_wait}s after $what ($(coord_state))"
 		sleep 0.1
 	done
 	line=$(resumes | sed -n "${k}p")
@@ -268,7 +271,7 @@ wait_resumed() {
 	log "after $what ($((SECONDS - t_down))s down): $line"
 	until since_resume | grep -Eq "$progress_re"; do
 		running "$coord" || fail "the coordinator exited after $what before its $workers workers rejoined ($(coord_state))"
-		[ "$SECONDS" -lt "$until_t" ] || fail "the $workers workers did not rejoin within 60s of $what"
+		[ "$SECONDS" -lt "$until_t" ] || fail "the $workers workers did not rejoin within ${rejoin_wait}s of $what"
 		sleep 0.1
 	done
 	log "all $workers workers rejoined $((SECONDS - t_down))s after $what: $(since_resume | grep -E "$progress_re" | head -n 1)"
