@@ -13,9 +13,10 @@
 // session (session.go): sendLoop is the stream's only sender, recvLoop
 // feeds serve, heartbeatLoop reports the leases held at the interval the
 // coordinator asked for, and startTask queues each leased task, in lease
-// order, for the slots' goroutines (counts through solver.CountTask, listings through
-// solver.ListTask, whose class representatives it streams in batches of at
-// most BatchBytes), returning a credit when it ends. A worker that made
+// order, for the slots' goroutines (counts through solver.CountTask,
+// listings through solver.ListTask, whose class representatives it
+// streams in batches of at most BatchBytes), returning a credit when it
+// ends. A worker that made
 // the job's plan itself (runs.go) says so in its first Ready and may be
 // leased runs of consecutive tasks, which one slot computes in turn and
 // one Result reports. A Cancel stops a
