@@ -55,7 +55,7 @@ type session struct {
 	tasks map[uint64]context.CancelFunc // guarded by mu: the leases held, by id
 
 	loops    sync.WaitGroup // sendLoop, heartbeatLoop, recvLoop
-	running  sync.WaitGroup // one per leased task
+	running  sync.WaitGroup // one per lease held: Done when it is settled
 	runners  sync.WaitGroup // the slots' goroutines
 	finished bool           // finish has run (serve's goroutine only)
 }
