@@ -12,7 +12,8 @@
 //	log.Info("status server listening", "addr", addr)
 //
 // The handler serves / (the dashboard, live through server-sent events on
-// /events, at most DefaultMaxStreams at once), /api/status (the --json
+// /events, at most DefaultMaxStreams at once; worker rows go only to a
+// page that shows them, as changes: APIWorkers), /api/status (the --json
 // summary's fields plus workers, rates and ETA: APIStatus), /api/events,
 // /board.svg (one solution drawn by package render), /metrics, /healthz
 // (always open), and /debug/pprof/ with Options.Pprof. With a token,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -60,8 +61,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		return rc.Flush()
 	}
 	status := func() error {
-		a := h.snapshot()
-		a.TopWorkers(rows)
+		a := h.streamStatus(rows)
 		if rows != 0 {
 			if err := sse(w, "workers", diff.next(a.WorkersAttached, h.opts.Now())); err != nil {
 				return err
@@ -104,4 +104,34 @@ func sse(w http.ResponseWriter, name string, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
 	return err
+}
+
+// sharedStatus is one snapshot, its rows sorted (TopWorkers(-1)), that
+// every /events stream uses for its message of a tick: reading the job's
+// status and building and sorting a thousand rows is most of a stream's
+// work, and ten open pages would otherwise do it ten times a second.
+type sharedStatus struct {
+	mu sync.Mutex
+	at time.Time // when a was taken, on the machine's clock
+	a  APIStatus
+}
+
+// streamStatus returns the shared snapshot with its first rows rows
+// (TopWorkers(rows)), taking a new one when the last is half an Interval
+// old. The rows' backing array is shared: callers only read it.
+func (h *handler) streamStatus(rows int) APIStatus {
+	sh := &h.shared
+	sh.mu.Lock()
+	if now := time.Now(); sh.at.IsZero() || now.Sub(sh.at) >= h.opts.Interval/2 {
+		sh.a = h.snapshot()
+		sh.a.TopWorkers(-1)
+		sh.at = now
+	}
+	a := sh.a
+	sh.mu.Unlock()
+	if rows >= 0 && len(a.WorkersAttached) > rows {
+		a.WorkersAttached = a.WorkersAttached[:rows:rows]
+	}
+	a.WorkerStates.Shown = len(a.WorkersAttached)
+	return a
 }

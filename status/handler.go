@@ -68,6 +68,7 @@ type handler struct {
 	want    [sha256.Size]byte // sha256 of the token
 	streams chan struct{}     // a slot per open /events stream
 	floor   floor             // the progress shown so far: it never falls
+	shared  sharedStatus      // the /events streams' common snapshot (events.go)
 	mux     *http.ServeMux
 }
 

@@ -9,10 +9,13 @@ import (
 )
 
 // How long a worker may stay silent (no heartbeat, batch or result)
-// before the dashboard calls it late, then silent: heartbeats come every
-// few seconds, so late is one missed, silent several.
+// before the dashboard calls it late, then silent. Heartbeats come every
+// lease/6, 5 s with the default 30 s lease, so late is one missed (a
+// bound equal to the interval would call a worker late for the moment
+// before each heartbeat, and with a thousand workers some always are),
+// and silent three, ten seconds before the default lease expires.
 const (
-	LateAfter   = 5.0  // seconds
+	LateAfter   = 10.0 // seconds
 	SilentAfter = 20.0 // seconds
 )
 

@@ -153,7 +153,7 @@ const manyWorkers = 1000
 // manyJob is the fake job with a thousand attached workers: worker i has
 // committed i+1 units of nodes since it joined 100 s ago (so w0000 is the
 // slowest), every tenth holds no lease (idle), w0500..w0504 were last
-// heard from 6..10 s ago (late) and w0900..w0902 21..23 s ago (silent).
+// heard from 11..15 s ago (late) and w0900..w0902 21..23 s ago (silent).
 type manyJob struct{ *fakeJob }
 
 func (m manyJob) Status() coordinator.Status {
@@ -164,7 +164,7 @@ func (m manyJob) Status() coordinator.Status {
 		seen := now
 		switch {
 		case i >= 500 && i < 505:
-			seen = now.Add(-time.Duration(6+i-500) * time.Second)
+			seen = now.Add(-time.Duration(11+i-500) * time.Second)
 		case i >= 900 && i < 903:
 			seen = now.Add(-time.Duration(21+i-900) * time.Second)
 		}
