@@ -20,6 +20,14 @@ const joinLeanFromN = 20
 // bytes each while they are built: a placement and its entry).
 const joinLeanEntries = 1 << 20
 
+// joinLeanMaxEven is the largest even board a lean plan takes, for
+// measuring its memory and time beyond joinMaxN (docs/engine.md): even
+// boards have no fixed queens, whose diagonals stop odd ones at 21, and
+// a half-board's interface (2(2h-1) bits) fits a word to N=32; but
+// nothing beyond 21 is checked against known counts, so NewJoinPlan
+// refuses it.
+const joinLeanMaxEven = 24
+
 // leanPlan is what a lean plan keeps instead of tables: how many
 // placements the north-west quarter has on each of its row sets.
 type leanPlan struct {
