@@ -95,11 +95,11 @@ func CountJoinTask(n int, t Task) (Counts, error) {
 // while they are built, and a counter's buffers. N=16..19 are the peak RSS
 // of a worker measured through the cluster (27, 39, 87 and 156 MB),
 // rounded up; from N=20 a counter builds tables per chunk of row sets
-// (joinLeanEntries), measured at 147 MB in one process at N=20, with room
-// for a worker's own (docs/engine.md). Beyond joinMaxN the figure is the
+// (joinLeanEntries), measured at 147 MB (N=20) and 249 MB (N=21) in one
+// process, with room for a worker's own (docs/engine.md). Beyond joinMaxN the figure is the
 // shared tables' (about eightfold every two rows), which no plan builds.
 func JoinMemory(n int) int64 {
-	peaks := [...]int64{16: 32, 17: 48, 18: 96, 19: 176, 20: 256, 21: 256} // MiB
+	peaks := [...]int64{16: 32, 17: 48, 18: 96, 19: 176, 20: 256, 21: 320} // MiB
 	switch {
 	case n < 16:
 		return peaks[16] << 20
