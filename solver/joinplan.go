@@ -233,10 +233,10 @@ func (jc *JoinCounter) eastHalf(q *quads, cfg *joinConfig, e uint32, dst []uint6
 // i changes.
 func (jc *JoinCounter) tables(i int) *quads {
 	cfg := &jc.p.cfgs[i]
-	nw, sw := jc.p.quads[0], jc.p.quads[2]
 	if jc.p.lean != nil {
-		nw, sw = jc.lean.quads[0], jc.lean.quads[2]
+		return &jc.lean.quads // built for configuration i (buildLean)
 	}
+	nw, sw := jc.p.quads[0], jc.p.quads[2]
 	if cfg.fixed == 0 {
 		jc.plain = quads{nw, nw, sw, sw}
 		return &jc.plain
