@@ -95,8 +95,9 @@ func CountJoinTask(n int, t Task) (Counts, error) {
 // while they are built, and a counter's buffers. N=16..19 are the peak RSS
 // of a worker measured through the cluster (27, 39, 87 and 156 MB),
 // rounded up; from N=20 a counter builds tables per chunk of row sets
-// (joinLeanEntries), measured at 147 MB (N=20) and 249 MB (N=21) in one
-// process, with room for a worker's own (docs/engine.md). Beyond joinMaxN the figure is the
+// (joinLeanEntries), measured at 168 MB (N=20) and 141 MB (N=21) in one
+// process, with room for a worker's own and for longer half-board lists
+// than the units measured (docs/engine.md). Beyond joinMaxN the figure is the
 // shared tables' (about eightfold every two rows), which no plan builds.
 func JoinMemory(n int) int64 {
 	peaks := [...]int64{16: 32, 17: 48, 18: 96, 19: 176, 20: 256, 21: 320} // MiB
