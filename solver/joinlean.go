@@ -20,6 +20,14 @@ const joinLeanFromN = 20
 // bytes each while they are built: a placement and its entry).
 const joinLeanEntries = 1 << 20
 
+// joinLeanMaxEven is the largest even board a lean plan takes, for
+// measuring its memory and time beyond joinMaxN (docs/engine.md): even
+// boards have no fixed queens, whose diagonals stop odd ones at 21, and
+// a half-board's interface (2(2h-1) bits) fits a word to N=32; but
+// nothing beyond 21 is checked against known counts, so NewJoinPlan
+// refuses it.
+const joinLeanMaxEven = 24
+
 // leanPlan is what a lean plan keeps instead of tables: how many
 // placements the north-west quarter has on each of its row sets.
 type leanPlan struct {
@@ -39,14 +47,11 @@ func newLeanPlan(n int, budget uint64) *leanPlan {
 
 // leanState is a counter's tables of a lean plan and their row sets.
 type leanState struct {
-	quads      quads  // the west tables of the chunk (north-west, south-west)
-	needN      []bool // north row sets of the chunk (bits from row 0)
-	needS      []bool // south row sets, as the north-west rows they mirror
-	want       []bool // a walk's row prefixes (see quarterWalk)
-	chunk      []leanSet
-	walkN      []quadPlacement
-	walkS      []quadPlacement
-	chunkSizes uint64
+	quads quads     // the chunk's tables (see buildLean)
+	need  [4][]bool // the row sets of each table (bits from row 0 of the north-west quarter)
+	want  []bool    // a walk's row prefixes (see quarterWalk)
+	chunk []leanSet
+	walks [4][]quadPlacement
 }
 
 // leanSet is a canonical row set of a chunk with its number of images.
@@ -62,16 +67,20 @@ func (jc *JoinCounter) countLean(u joinUnit) uint64 {
 	n, h := p.N, p.N/2
 	cfg := &p.cfgs[u.cfg]
 	ls := &jc.lean
-	if ls.needN == nil {
-		ls.needN, ls.needS, ls.want = make([]bool, 1<<h), make([]bool, 1<<h), make([]bool, 2<<h)
+	if ls.want == nil {
+		for k := range ls.need {
+			ls.need[k] = make([]bool, 1<<h)
+		}
+		ls.want = make([]bool, 2<<h)
 	}
 	rev := func(x uint32) uint32 { return bits.Reverse32(x) >> (32 - h) }
 	var total uint64
 	comb := unrankComb(u.lo, cfg.k)
 	for r := u.lo; r < u.hi; {
 		ls.chunk = ls.chunk[:0]
-		clear(ls.needN)
-		clear(ls.needS)
+		for k := range ls.need {
+			clear(ls.need[k])
+		}
 		var size uint64
 		for ; r < u.hi; r, comb = r+1, nextComb(comb) {
 			e := cfg.stretch(comb)
@@ -80,10 +89,11 @@ func (jc *JoinCounter) countLean(u joinUnit) uint64 {
 				continue
 			}
 			w := cfg.freeRows &^ e
-			keys := [4]uint32{e & (1<<h - 1), w & (1<<h - 1), rev(e >> (n - h)), rev(w >> (n - h))}
+			// The tables' row sets as the north-west rows they come from.
+			keys := [4]uint32{w & (1<<h - 1), e & (1<<h - 1), rev(w >> (n - h)), rev(e >> (n - h))}
 			var add uint64
 			for k, key := range keys {
-				if need := ls.need(k); !need[key] && (k != 1 || key != keys[0]) && (k != 3 || key != keys[2]) {
+				if !ls.need[k][key] {
 					add += uint64(p.lean.sizes[key])
 				}
 			}
@@ -91,12 +101,12 @@ func (jc *JoinCounter) countLean(u joinUnit) uint64 {
 				break // the next chunk's first row set
 			}
 			for k, key := range keys {
-				ls.need(k)[key] = true
+				ls.need[k][key] = true
 			}
 			size += add
 			ls.chunk = append(ls.chunk, leanSet{e, mult})
 		}
-		jc.buildLean()
+		jc.buildLean(cfg)
 		for _, s := range ls.chunk {
 			total += jc.countSet(u.cfg, s.e, s.mult)
 		}
@@ -104,29 +114,31 @@ func (jc *JoinCounter) countLean(u joinUnit) uint64 {
 	return total
 }
 
-// need returns the row sets of quarter k of a row set's keys: north for
-// 0 and 1, south for 2 and 3.
-func (ls *leanState) need(k int) []bool {
-	if k < 2 {
-		return ls.needN
-	}
-	return ls.needS
-}
-
-// buildLean builds the counter's west tables for the row sets of its
-// chunk, and drops its filtered views of the last ones.
-func (jc *JoinCounter) buildLean() {
+// buildLean builds the counter's tables for the row sets of its chunk of
+// configuration cfg: as JoinCounter.tables gives them (west and mirrored
+// east, north and south), each for its own rows only and without the
+// placements the fixed queens (west) or their mirror images (east) attack.
+func (jc *JoinCounter) buildLean(cfg *joinConfig) {
 	n, h := jc.p.N, jc.p.N/2
 	ls := &jc.lean
-	ls.walkN = ls.walk(n, ls.needN, ls.walkN)
-	ls.walkS = ls.walk(n, ls.needS, ls.walkS)
-	ls.quads = quads{0: newQuadTable(quarter{n, h, 0, 0}, ls.walkN), 2: newQuadTable(quarter{n, h, n - h, 0}, ls.walkS)}
-	jc.viewCfg = 0
+	for k := range ls.quads {
+		avoid, south := cfg.fixed, k >= 2
+		if k%2 == 1 {
+			avoid = cfg.mirrored
+		}
+		ls.walks[k] = ls.walk(n, ls.need[k], avoid, south, ls.walks[k])
+		row0 := 0
+		if south {
+			row0 = n - h
+		}
+		ls.quads[k] = newQuadTable(quarter{n, h, row0, 0}, ls.walks[k])
+	}
 }
 
 // walk returns in dst the north-west quarter's placements on the row sets
-// need holds.
-func (ls *leanState) walk(n int, need []bool, dst []quadPlacement) []quadPlacement {
+// need holds that, as a table's entries (mirrored into the south quarter
+// if south), hold no fixedBits of avoid.
+func (ls *leanState) walk(n int, need []bool, avoid uint64, south bool, dst []quadPlacement) []quadPlacement {
 	h := n / 2
 	clear(ls.want)
 	for s, ok := range need {
@@ -136,7 +148,7 @@ func (ls *leanState) walk(n int, need []bool, dst []quadPlacement) []quadPlaceme
 			}
 		}
 	}
-	w := quarterWalk{q: quarter{n, h, 0, 0}, out: dst[:0], store: true, want: ls.want}
+	w := quarterWalk{q: quarter{n, h, 0, 0}, out: dst[:0], store: true, want: ls.want, avoid: avoid, south: south}
 	w.rec(0, 0, 0, 0, 0)
 	return w.out
 }

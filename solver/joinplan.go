@@ -33,6 +33,9 @@ const DefaultJoinTasks = 256
 // least one per fixed-queen configuration; tasks < 1 means
 // DefaultJoinTasks).
 func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
+	if n < 1 || n > joinMaxN {
+		return nil, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)
+	}
 	var lean uint64
 	if n >= joinLeanFromN {
 		lean = joinLeanEntries
@@ -43,7 +46,7 @@ func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
 // newJoinPlan is NewJoinPlan with shared tables (lean = 0) or tables built
 // per chunk of row sets of at most lean quarter placements.
 func newJoinPlan(n, tasks int, lean uint64) (*JoinPlan, error) {
-	if n < 1 || n > joinMaxN {
+	if n < 1 || n > joinMaxN && (n%2 == 1 || n > joinLeanMaxEven || lean == 0) {
 		return nil, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)
 	}
 	if tasks < 1 {
@@ -230,10 +233,10 @@ func (jc *JoinCounter) eastHalf(q *quads, cfg *joinConfig, e uint32, dst []uint6
 // i changes.
 func (jc *JoinCounter) tables(i int) *quads {
 	cfg := &jc.p.cfgs[i]
-	nw, sw := jc.p.quads[0], jc.p.quads[2]
 	if jc.p.lean != nil {
-		nw, sw = jc.lean.quads[0], jc.lean.quads[2]
+		return &jc.lean.quads // built for configuration i (buildLean)
 	}
+	nw, sw := jc.p.quads[0], jc.p.quads[2]
 	if cfg.fixed == 0 {
 		jc.plain = quads{nw, nw, sw, sw}
 		return &jc.plain

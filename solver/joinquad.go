@@ -65,6 +65,8 @@ type quarterWalk struct {
 	store bool     // append the placements to out; else count them in size
 	sizes []uint32 // if set, count them here by row set instead
 	want  []bool   // if set, the walk keeps to rows whose prefix p of i rows has want[1<<i|p]
+	avoid uint64   // fixedBits no placement may hold (as the south quarter's mirror image if south)
+	south bool
 }
 
 func (w *quarterWalk) rec(i int, rows, cols uint32, a, d uint64) {
@@ -88,10 +90,23 @@ func (w *quarterWalk) rec(i int, rows, cols uint32, a, d uint64) {
 	for j := range q.h {
 		c := q.col0 + j
 		ba, bd := uint64(1)<<(r+c), uint64(1)<<(c-r+q.n-1)
+		if w.avoid != 0 && w.hits(ba, bd) {
+			continue
+		}
 		if cols>>j&1 == 0 && a&ba == 0 && d&bd == 0 {
 			w.rec(i+1, rows|1<<i, cols|1<<j, a|ba, d|bd)
 		}
 	}
+}
+
+// hits reports whether a queen on anti-diagonal ba and diagonal bd holds
+// a fixedBit of w.avoid, as the entry of a table the walk feeds: a south
+// table mirrors the rows, which swaps the two.
+func (w *quarterWalk) hits(ba, bd uint64) bool {
+	if w.south {
+		ba, bd = bd, ba
+	}
+	return fixedBits(w.q.n, ba, bd)&w.avoid != 0
 }
 
 // entry returns the join's view of a placement with anti-diagonals a and
