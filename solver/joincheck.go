@@ -40,13 +40,30 @@ type joinCheck struct {
 	sets     []joinRowSet
 	mirrored bool // long-diagonal classes matter (the join's diagPairs)
 	nodes    uint64
+	stopRow  int         // the row at which rec asks stop: -2 (never) without one
+	stop     func() bool // JoinTaskBacktrackStop's
+	stopped  bool        // stop said so: rec returns at stopRow
 }
+
+// joinCheckStopDepth is how many rows rec places before it asks its stop
+// function, once a subtree: at most (n/2)^4 questions a unit, about 6,500
+// at N=18, each subtree well under a millisecond at the 2.6 s a unit
+// takes there.
+const joinCheckStopDepth = 4
 
 // JoinTaskBacktrack counts task t of the KindJoin plan of an n-board with
 // the backtracker instead of the join: the same number as CountJoinTask
 // by another algorithm, for verification. It holds no tables. Nodes is
 // the number of queens it placed.
 func JoinTaskBacktrack(n int, t Task) (Counts, error) {
+	return JoinTaskBacktrackStop(n, t, nil)
+}
+
+// JoinTaskBacktrackStop is JoinTaskBacktrack that can be stopped: stop (if
+// not nil) is asked once per subtree a few rows deep (joinCheckStopDepth),
+// never in the deeper rows, and a true answer ends the count with
+// ErrStopped: a unit takes seconds at N=18, more on a loaded machine.
+func JoinTaskBacktrackStop(n int, t Task, stop func() bool) (Counts, error) {
 	if n < 1 || n > joinMaxN {
 		return Counts{}, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)
 	}
@@ -63,19 +80,29 @@ func JoinTaskBacktrack(n int, t Task) (Counts, error) {
 	if t.Index < 0 || t.Index >= len(units) {
 		return Counts{}, fmt.Errorf("join task %d out of range 0..%d", t.Index, len(units)-1)
 	}
-	total, nodes := backtrackUnit(n, &cfgs[units[t.Index].cfg], units[t.Index])
+	total, nodes, err := backtrackUnit(n, &cfgs[units[t.Index].cfg], units[t.Index], stop)
+	if err != nil {
+		return Counts{}, err
+	}
 	return Counts{Total: total, Nodes: nodes}, nil
 }
 
-// backtrackUnit returns unit u's count and the queens placed to find it.
-func backtrackUnit(n int, cfg *joinConfig, u joinUnit) (uint64, uint64) {
+// backtrackUnit returns unit u's count and the queens placed to find it,
+// or ErrStopped if stop (not nil) said so.
+func backtrackUnit(n int, cfg *joinConfig, u joinUnit, stop func() bool) (uint64, uint64, error) {
 	if cfg.k == 0 {
-		return 0, 0 // n = 2, 3: no east column left
+		return 0, 0, nil // n = 2, 3: no east column left
 	}
-	c := joinCheck{n: n, side: [2]uint32{cfg.west, cfg.east}, mirrored: cfg.rowSym}
+	c := joinCheck{n: n, side: [2]uint32{cfg.west, cfg.east}, mirrored: cfg.rowSym, stopRow: -2}
+	if stop != nil {
+		c.stop, c.stopRow = stop, n-1-joinCheckStopDepth
+		if stop() {
+			return 0, 0, ErrStopped
+		}
+	}
 	c.sets = unitRowSets(n, cfg, u)
 	if len(c.sets) == 0 {
-		return 0, 0
+		return 0, 0, nil
 	}
 	for r := range n {
 		c.long[r] = 1<<r | 1<<(n-1-r)
@@ -97,6 +124,9 @@ func backtrackUnit(n int, cfg *joinConfig, u joinUnit) (uint64, uint64) {
 		c.fixed[h] = mid
 	}
 	c.rec(n-1, 0, 0, 0, 0, 0, len(c.sets))
+	if c.stopped {
+		return 0, 0, ErrStopped
+	}
 	var total uint64
 	for i := range c.sets {
 		s := &c.sets[i]
@@ -104,7 +134,7 @@ func backtrackUnit(n int, cfg *joinConfig, u joinUnit) (uint64, uint64) {
 			total += w * s.cnt[k]
 		}
 	}
-	return total, c.nodes
+	return total, c.nodes, nil
 }
 
 // unitRowSets returns the canonical row sets of unit u with their weights,
@@ -151,6 +181,10 @@ func unitRowSets(n int, cfg *joinConfig, u joinUnit) []joinRowSet {
 func (c *joinCheck) rec(r int, cols, ld, rd uint32, cls int, lo, hi int) {
 	if r < 0 {
 		c.sets[lo].cnt[cls]++ // one row set is left
+		return
+	}
+	if r == c.stopRow && (c.stopped || c.stop()) {
+		c.stopped = true
 		return
 	}
 	taken := cols | ld | rd

@@ -79,7 +79,10 @@ func FuzzJoinTaskBacktrack(f *testing.F) {
 			t.Fatal(err)
 		}
 		cfg := &p.cfgs[p.units[u].cfg]
-		got, _ := backtrackUnit(n, cfg, p.units[u])
+		got, _, err := backtrackUnit(n, cfg, p.units[u], func() bool { return false })
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got != want {
 			t.Errorf("n=%d tasks=%d unit %d: backtracker %d, join %d", n, 1+int(tasks)%600, u, got, want)
 		}

@@ -61,8 +61,9 @@ type leanSet struct {
 }
 
 // countLean is Count for a unit of a lean plan: its canonical row sets in
-// chunks, each counted on tables built for its own rows.
-func (jc *JoinCounter) countLean(u joinUnit) uint64 {
+// chunks, each counted on tables built for its own rows. It asks jc.stop
+// before each chunk's tables and each row set (ErrStopped).
+func (jc *JoinCounter) countLean(u joinUnit) (uint64, error) {
 	p := jc.p
 	n, h := p.N, p.N/2
 	cfg := &p.cfgs[u.cfg]
@@ -106,12 +107,18 @@ func (jc *JoinCounter) countLean(u joinUnit) uint64 {
 			size += add
 			ls.chunk = append(ls.chunk, leanSet{e, mult})
 		}
+		if jc.stopped() {
+			return 0, ErrStopped
+		}
 		jc.buildLean(cfg)
 		for _, s := range ls.chunk {
+			if jc.stopped() {
+				return 0, ErrStopped
+			}
 			total += jc.countSet(u.cfg, s.e, s.mult)
 		}
 	}
-	return total
+	return total, nil
 }
 
 // buildLean builds the counter's tables for the row sets of its chunk of

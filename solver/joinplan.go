@@ -147,7 +147,8 @@ type JoinCounter struct {
 	plain      quads // the plan's west tables, for both halves
 	views      quads // the plan's quarter tables filtered for configuration viewCfg-1
 	viewCfg    int
-	lean       leanState // a lean plan's tables for the row sets at hand
+	lean       leanState   // a lean plan's tables for the row sets at hand
+	stop       func() bool // CountStop's: asked between row sets, nil for Count
 }
 
 // NewCounter returns a counter for the units of p.
@@ -157,6 +158,30 @@ func (p *JoinPlan) NewCounter() *JoinCounter {
 
 // Count returns the number of solutions that unit i contributes.
 func (jc *JoinCounter) Count(i int) (uint64, error) {
+	jc.stop = nil
+	return jc.count(i)
+}
+
+// CountStop is Count that can be stopped: stop (if not nil) is asked
+// before each row set of the unit and before each chunk's tables are
+// built, a few milliseconds of work apart at most at N=21 (never inside
+// the pair loops), and a true answer ends the count with ErrStopped. A
+// unit takes minutes from N=20, and a worker whose lease ends must not
+// wait for it. Unstopped, it returns what Count does.
+func (jc *JoinCounter) CountStop(i int, stop func() bool) (uint64, error) {
+	jc.stop = stop
+	defer func() { jc.stop = nil }()
+	return jc.count(i)
+}
+
+// stopped reports whether the count at hand should end: its stop
+// function said so.
+func (jc *JoinCounter) stopped() bool {
+	return jc.stop != nil && jc.stop()
+}
+
+// count is Count with jc.stop set.
+func (jc *JoinCounter) count(i int) (uint64, error) {
 	p := jc.p
 	if i < 0 || i >= p.NumTasks() {
 		return 0, fmt.Errorf("join task %d out of range 0..%d", i, p.NumTasks()-1)
@@ -171,13 +196,16 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 		return 0, nil
 	}
 	if p.lean != nil {
-		return jc.countLean(u), nil
+		return jc.countLean(u)
 	}
 	var total uint64
 	comb := unrankComb(u.lo, cfg.k)
 	for r := u.lo; r < u.hi; r, comb = r+1, nextComb(comb) {
 		e := cfg.stretch(comb)
 		if ok, mult := cfg.canonical(p.N, e); ok {
+			if jc.stopped() {
+				return 0, ErrStopped
+			}
 			total += jc.countSet(u.cfg, e, mult)
 		}
 	}

@@ -83,8 +83,8 @@ func LasVegas(n, k int, rng *rand.Rand) (cols []int, failures int, err error) {
 	return LasVegasUntil(n, k, rng, nil)
 }
 
-// ErrStopped is returned by LasVegasUntil when its stop function ended the
-// search.
+// ErrStopped is returned by LasVegasUntil, JoinCounter.CountStop and
+// JoinTaskBacktrackStop when their stop function ended the search.
 var ErrStopped = errors.New("stopped")
 
 // LasVegasUntil is LasVegas that can be stopped: stop (if not nil) is
