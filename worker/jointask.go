@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -54,8 +55,11 @@ func (j *joinTasks) load() error {
 
 // run counts one leased join unit: with the join, or for a verification
 // lease with the backtracker up to solver.JoinVerifyMaxN, so that two
-// different algorithms count each sampled unit. The count is not
-// interruptible; a cancelled lease's result is discarded by the caller.
+// different algorithms count each sampled unit. The count stops once ctx
+// ends (a Cancel, the session's end: a unit takes minutes from N=20, and
+// the worker must not wait for it to join again) and then returns nil, as
+// compute does for a lease that ended before it started: settle sends no
+// Result for a lease whose context ended.
 func (j *joinTasks) run(ctx context.Context, a *nqueenspb.Assign) *nqueenspb.Result {
 	start := time.Now()
 	res := &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId()}
@@ -77,9 +81,21 @@ func (j *joinTasks) run(ctx context.Context, a *nqueenspb.Assign) *nqueenspb.Res
 		res.Failure = err.Error()
 		return res
 	}
+	done := ctx.Done()
+	stop := func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
 	if a.GetVerify() && int(j.job.GetN()) <= solver.JoinVerifyMaxN {
 		// A verification: the backtracker must agree with the join.
-		c, err := solver.JoinTaskBacktrack(int(j.job.GetN()), solver.Task{Index: idx, Prefix: []int{idx}})
+		c, err := solver.JoinTaskBacktrackStop(int(j.job.GetN()), solver.Task{Index: idx, Prefix: []int{idx}}, stop)
+		if errors.Is(err, solver.ErrStopped) {
+			return nil
+		}
 		if err != nil {
 			res.Failure = err.Error()
 			return res
@@ -94,10 +110,13 @@ func (j *joinTasks) run(ctx context.Context, a *nqueenspb.Assign) *nqueenspb.Res
 	default:
 		jc = j.plan.NewCounter()
 	}
-	total, err := jc.Count(idx)
+	total, err := jc.CountStop(idx, stop)
 	select {
 	case j.counters <- jc:
 	default: // more counters than slots: let it go
+	}
+	if errors.Is(err, solver.ErrStopped) {
+		return nil
 	}
 	if err != nil {
 		res.Failure = err.Error()
