@@ -19,13 +19,12 @@ import (
 )
 
 // vanishingCoordinator hands a worker one N=20 join unit (seconds to
-// minutes of counting), verify or not, then ends the stream while the
+// minutes of counting), then ends the stream while the
 // worker counts it, as a coordinator that dies does; it notes when the
 // worker joins again.
 type vanishingCoordinator struct {
 	nqueenspb.UnimplementedCoordinatorServiceServer
 	plan     solver.Plan
-	verify   bool
 	joins    atomic.Int32
 	results  atomic.Int32
 	cut      chan time.Time // when the stream ended
@@ -50,7 +49,7 @@ func (c *vanishingCoordinator) Work(stream nqueenspb.CoordinatorService_WorkServ
 		return nil
 	}
 	a := &nqueenspb.Assign{TaskId: &nqueenspb.TaskId{PlanFingerprint: c.plan.Fingerprint(), Index: 3}, N: 20,
-		Kind: nqueenspb.TaskKind_TASK_KIND_JOIN, Prefix: []uint32{3}, LeaseId: 1, Verify: c.verify}
+		Kind: nqueenspb.TaskKind_TASK_KIND_JOIN, Prefix: []uint32{3}, LeaseId: 1}
 	if err := stream.Send(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_AssignBatch{AssignBatch: &nqueenspb.AssignBatch{Assigns: []*nqueenspb.Assign{a}}}}); err != nil {
 		return err
 	}

@@ -46,3 +46,31 @@ func TestJoinTaskVerify(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinTaskStopped checks that a join lease whose context has ended
+// counts nothing and returns no Result (nil, which settle never sends),
+// by the join and by the backtracker; the solver's tests check that a
+// stop ends a long count at once.
+func TestJoinTaskStopped(t *testing.T) {
+	const n = 16
+	p, err := solver.NewJoinTaskPlan(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := &nqueenspb.Job{N: n, Kind: nqueenspb.TaskKind_TASK_KIND_JOIN, PlanFingerprint: p.Fingerprint(), Tasks: uint32(p.Len())}
+	j := newJoinTasks(job, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, verify := range []bool{false, true} {
+		a := &nqueenspb.Assign{
+			TaskId: &nqueenspb.TaskId{PlanFingerprint: p.Fingerprint(), Index: 7},
+			N:      n, Kind: nqueenspb.TaskKind_TASK_KIND_JOIN, Prefix: []uint32{7}, Verify: verify,
+		}
+		if res := j.run(ctx, a); res != nil {
+			t.Errorf("verify %v: a stopped count returned %v, want nil", verify, res)
+		}
+		if res := j.run(context.Background(), a); res.GetFailure() != "" || res.GetTotal() == 0 {
+			t.Errorf("verify %v: the same unit unstopped: %v, want a count", verify, res)
+		}
+	}
+}
