@@ -50,7 +50,7 @@ type Estimate struct {
 	ETA          time.Duration // time left at NodesPerSec; valid only when HasETA
 	HasETA       bool          // a rate is known and the job is not done
 	BusySeconds  float64
-	WorkDone     float64
+	WorkDone     float64 // this run's work: nodes, or units for a join job (unitEstimate)
 	WorkTotal    float64
 	RemainingWrk float64 // WorkTotal - WorkDone, never negative
 }
@@ -64,6 +64,9 @@ type Estimate struct {
 // without node counts the solutions over Busy time when nothing was
 // restored; otherwise 0 (unknown).
 func EstimateOf(s coordinator.Status) Estimate {
+	if s.Summary.Engine == "join" {
+		return unitEstimate(s)
+	}
 	e := Estimate{BusySeconds: s.Busy.Seconds(), WorkDone: s.WorkDone, WorkTotal: s.WorkTotal}
 	e.RemainingWrk = max(s.WorkTotal-s.WorkDone, 0)
 	// The fraction counts restored work as done (its nodes are in the
@@ -89,6 +92,31 @@ func EstimateOf(s coordinator.Status) Estimate {
 	}
 	if !s.Done && e.NodesPerSec > 0 {
 		e.ETA = time.Duration(e.RemainingWrk / e.NodesPerSec * float64(time.Second))
+		e.HasETA = true
+	}
+	return e
+}
+
+// unitEstimate is EstimateOf for a join job, whose units report no search
+// nodes: its work is counted in units, which are alike in size (within
+// about 1.5x at N=21), restored units as done. WorkDone and WorkTotal are
+// units then, and NodesPerSec stays 0; the ETA is the units left at this
+// run's rate of units over busy time.
+func unitEstimate(s coordinator.Status) Estimate {
+	sum := s.Summary
+	e := Estimate{BusySeconds: s.Busy.Seconds(), WorkDone: float64(sum.Committed - s.Restored), WorkTotal: float64(sum.Tasks - s.Restored)}
+	e.RemainingWrk = max(e.WorkTotal-e.WorkDone, 0)
+	switch {
+	case s.Done:
+		e.Fraction = 1
+	case sum.Tasks > 0:
+		e.Fraction = min(max(float64(sum.Committed)/float64(sum.Tasks), 0), 1)
+	}
+	if e.BusySeconds > 0 && s.Restored == 0 {
+		e.SolsPerSec = float64(sum.Solutions) / e.BusySeconds
+	}
+	if !s.Done && e.BusySeconds > 0 && e.WorkDone > 0 {
+		e.ETA = time.Duration(e.RemainingWrk / (e.WorkDone / e.BusySeconds) * float64(time.Second))
 		e.HasETA = true
 	}
 	return e
