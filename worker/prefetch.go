@@ -69,7 +69,7 @@ func (p *prefetch) done(d time.Duration) int {
 
 // lease takes n credits for n new leases; it reports false, taking none,
 // when they would be more than the credits granted: a coordinator that
-// assigns beyond them would make the worker run without bound (issue 23 D1).
+// assigns beyond them would make the worker run without bound.
 func (p *prefetch) lease(n int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Runs (issue 11): a coordinator may lease a run of consecutive plan tasks
+// Runs: a coordinator may lease a run of consecutive plan tasks
 // in one Assign (Assign.run) to a worker that works the plan's prefixes
 // out itself, so that tasks of microseconds do not each cost a round of
 // messages. The worker says so in its first Ready once it has made the
