@@ -469,12 +469,19 @@ wait_more=$((lease_s + 2 - (SECONDS - t_cut)))
 [ "$wait_more" -le 0 ] || interruptible "" sleep "$wait_more"
 still_running=no
 running "$coord" && still_running=yes
-# A moment mid-run, scraped for a while since the coordinator's last start:
-# the dashboard's queries are evaluated there at the end.
-t_mid=$(date +%s.%N | cut -c1-14)
 docker network connect "$network" "$cut_off" 2>/dev/null || log "(reconnect failed: $(name "$cut_off") has exited)"
 cut_for=$((SECONDS - t_cut))
 log "docker network connect $network $(name "$cut_off") after ${cut_for}s, longer than the ${lease} lease (coordinator still counting then: $still_running)"
+# A moment mid-run, scraped for a while since the coordinator's last start,
+# once it knows an ETA (after a resume that takes a task of this run: long
+# for big N): the dashboard's queries are evaluated there at the end. Not
+# grep -q (see coordinator_comes_back).
+eta_by=$((SECONDS + rejoin_wait))
+until since_resume | grep -Ec 'progress: .* eta=[0-9]' >/dev/null; do
+	running "$coord" && [ "$SECONDS" -lt "$eta_by" ] || break
+	sleep 0.5
+done
+t_mid=$(date +%s.%N | cut -c1-14)
 
 wait "$up_pid" || { indent <"$tmp/up.log"; fail "compose up failed"; }
 echo "--- compose up"
