@@ -13,7 +13,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/nqueens/nqueens/internal/offheap"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -151,14 +150,10 @@ type lease struct {
 	verify   bool      // a verification of a committed task
 }
 
-// taskState is the scheduler's record of one task of the plan: 6 bytes
-// of bytes (no padding) and no pointer, so a job of 10^7 tasks keeps 60
-// MB, outside the heap (package offheap), whose pages stay untouched
-// until tasks reach them. A task's counts are not kept: the
-// running sums hold them (a session's, for a quarantine), and
-// knownCounts those of the sampled and recent commits, for verification
-// and conflicts. Its live lease is in scheduler.holder; a child's depth
-// is in its split record (split.go).
+// taskState is a task's state, in its record (taskRec, store.go): 6
+// bytes, no pointer. Its live lease is in scheduler.holder; the counts of
+// its commit are in its record while it lives, then in its collapsed
+// ancestor's (collapse.go).
 type taskState struct {
 	by     [4]byte     // committer, little-endian: see committer
 	flags  taskFlags   // committed, restored, queued, split, nosplit
@@ -181,6 +176,8 @@ const (
 	taskQueued              // in the ready heap
 	taskSplit               // split into children (split.go): never leased or counted again
 	taskNoSplit             // found not to split
+	taskGone                // collapsed into its parent or dropped with a reopened subtree (collapse.go)
+	taskCollapsed           // committed as its collapsed subtree's one record (collapse.go)
 )
 
 // is reports whether every flag of f is set.
@@ -243,7 +240,12 @@ type Scheduler struct {
 
 	mu guard
 	// mu guards every field below.
-	tasks         []taskState
+	store         taskStore             // the live tasks' records by index (store.go)
+	open          map[int]openSplit     // split tasks not collapsed yet (collapse.go)
+	collapsed     map[int]collapsed     // live collapsed records (collapse.go)
+	leaves        int                   // leaf tasks of the job's tree (a collapsed record counts its leaves)
+	collapses     int                   // splits collapsed
+	reopened      int                   // collapsed tasks reopened by a quarantine
 	holder        map[int]*lease      // task -> the live lease that covers it (a run's for each of its tasks; not a verification)
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
 	committers    map[uint32]*Session // sessions with a commit, by serial
@@ -259,7 +261,7 @@ type Scheduler struct {
 	ended         leaseRing           // recently ended leases, for late results
 	nextLease     uint64
 	nextWID       uint64
-	committed     int
+	committed     int // committed leaf tasks (a collapsed record counts its leaves)
 	restored      int
 	solutions     uint64 // committed solutions so far (totals recomputes the result)
 	unique        uint64 // committed fundamental solutions so far
@@ -305,6 +307,8 @@ func NewScheduler(opt Options) *Scheduler {
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
 		runsOK:      opt.Plan.Kind == solver.KindCount && !opt.Want,
 		holder:      make(map[int]*lease),
+		open:        make(map[int]openSplit),
+		collapsed:   make(map[int]collapsed),
 		known:       newKnownCounts(),
 		committers:  make(map[uint32]*Session),
 		failedOn:    make(map[int][]string),
@@ -316,9 +320,12 @@ func NewScheduler(opt Options) *Scheduler {
 	if s.done == nil {
 		s.done = make(chan struct{})
 	}
-	s.work = newWorkEstimate(opt.Plan)
+	s.work = newWorkEstimate(opt.Plan, &s.store)
 	s.sp = newSplitter(opt)
-	s.tasks = offheap.Make[taskState](s, opt.Plan.Len(), opt.Plan.Len()+s.sp.room(opt.Plan.Len())) // 10^7 records the collector need not pace on
+	for range opt.Plan.Len() {
+		s.store.add(taskRec{})
+	}
+	s.leaves = opt.Plan.Len()
 	s.events.clock = opt.Clock
 	if s.sp.asked > 0 {
 		s.log.Info("task target raised: the board's estimated work would need more tasks than splitting may make",
@@ -373,7 +380,6 @@ type Session struct {
 	joined      time.Time     // when Join made the session (unattached ones expire)
 	tasks       uint64        // tasks it committed
 	nodes       uint64        // nodes of those tasks
-	standing    solver.Counts // the counts of its commits that still stand (a quarantine takes them back)
 	batches     bool          // JoinRequest.Batches, for the mailbox Attach opens
 	out         Mailbox       // nil until Attach
 	warns       *warnLimiter  // its warnings, rate-limited
@@ -558,7 +564,7 @@ func (s *Scheduler) serveHungryLocked() {
 				continue
 			}
 			if idx, ok := s.popVerifyLocked(sess); ok {
-				s.tasks[idx].verify = verifyLeased
+				s.store.at(idx).verify = verifyLeased
 				s.leaseLocked(sess, idx, 1, true)
 				continue
 			}
@@ -637,7 +643,7 @@ func (s *Scheduler) takeBackLocked(l *lease, why cause, reason string) {
 		s.requeueRunLocked(l, why)
 		return
 	}
-	t := &s.tasks[l.task]
+	t := s.store.at(l.task)
 	if l.verify { // the verification goes back to its queue
 		if t.verify == verifyLeased && t.is(taskCommitted) {
 			t.verify = verifyQueued
@@ -654,7 +660,7 @@ func (s *Scheduler) takeBackLocked(l *lease, why cause, reason string) {
 			return
 		}
 	}
-	if !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) {
+	if !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) && !t.is(taskGone) {
 		s.retryPushLocked(l.task)
 	}
 }
@@ -682,7 +688,7 @@ func addDistinct(names []string, name string) []string {
 // retryPushLocked queues a task at the front.
 func (s *Scheduler) retryPushLocked(idx int) {
 	heap.Push(&s.retry, readyItem{depth: s.depthLocked(idx), idx: idx})
-	s.tasks[idx].set(taskQueued, true)
+	s.store.at(idx).set(taskQueued, true)
 }
 
 // Heartbeat extends the leases a session still holds.

@@ -76,6 +76,9 @@ const minSplitSeconds = 0.01
 // First.. (a journal's split record, for a resumed job).
 type Split struct {
 	Parent, First, Count int
+	// Reopen: task Parent's subtree was dropped and Parent queued again
+	// as one task (a quarantine, collapse.go); First and Count are 0.
+	Reopen bool
 }
 
 // Resumed is what a journal gives a resumed job (Config.OpenJournal).
@@ -97,7 +100,6 @@ type splitter struct {
 	on      bool          // the plan's kind splits (pinned plans do not)
 	target  time.Duration // TaskTarget
 	base    int           // the plan's tasks
-	kids    []child       // the tasks past base
 	deepest int           // the longest prefix of any task
 	board   float64       // boardSeconds: the guess before measurements
 	max     int           // maxTasks
@@ -128,14 +130,6 @@ func newSplitter(opt Options) splitter {
 	return sp
 }
 
-// child is a task made by a split: its prefix is its parent's and value,
-// depth long.
-type child struct {
-	parent int32
-	value  uint8
-	depth  uint8
-}
-
 // prefixLocked returns task idx's prefix, which the caller must not
 // modify (the plan's own for a task of a plan that holds its prefixes).
 func (s *Scheduler) prefixLocked(idx int) []int {
@@ -145,7 +139,7 @@ func (s *Scheduler) prefixLocked(idx int) []int {
 	var rev [solver.MaxN + 1]int
 	n := 0
 	for idx >= s.sp.base {
-		c := s.sp.kids[idx-s.sp.base]
+		c := s.store.at(idx)
 		rev[n] = int(c.value)
 		n++
 		idx = int(c.parent)
@@ -163,8 +157,8 @@ func (s *Scheduler) prefixLocked(idx int) []int {
 // at the board's last row, or the task bound reached). A leased task's
 // lease is taken back and cancelled on its worker.
 func (s *Scheduler) splitLocked(idx int, why string) bool {
-	t := &s.tasks[idx]
-	if !s.sp.on || t.is(taskCommitted) || t.is(taskSplit) || t.is(taskNoSplit) || len(s.tasks)+solver.MaxN > s.sp.max {
+	t := s.store.at(idx)
+	if !s.sp.on || t.is(taskCommitted) || t.is(taskSplit) || t.is(taskNoSplit) || t.is(taskGone) || s.store.live+solver.MaxN > s.sp.max {
 		return false
 	}
 	prefix := s.prefixLocked(idx)
@@ -173,7 +167,7 @@ func (s *Scheduler) splitLocked(idx int, why string) bool {
 		t.set(taskNoSplit, true)
 		return false
 	}
-	sp := Split{Parent: idx, First: len(s.tasks), Count: len(kids)}
+	sp := Split{Parent: idx, First: s.store.len(), Count: len(kids)}
 	if s.opt.Journal != nil {
 		if err := s.opt.Journal.Split(sp); err != nil {
 			s.failLocked(fmt.Errorf("journal split of task %d: %w", idx, err))
@@ -192,14 +186,14 @@ func (s *Scheduler) splitLocked(idx int, why string) bool {
 // applySplitLocked marks sp.Parent split and queues its children.
 func (s *Scheduler) applySplitLocked(sp Split, kids [][]int) {
 	depth := len(kids[0])
-	s.tasks[sp.Parent].set(taskSplit, true)
+	s.store.at(sp.Parent).set(taskSplit, true)
 	s.sp.deepest = max(s.sp.deepest, depth)
 	s.stats.Splits++
+	s.leaves += len(kids) - 1
+	s.open[sp.Parent] = openSplit{first: sp.First, count: uint8(len(kids)), pending: uint8(len(kids))}
+	group, weight := s.work.child(sp.Parent, len(kids))
 	for _, k := range kids {
-		i := len(s.tasks)
-		s.tasks = append(s.tasks, taskState{})
-		s.sp.kids = append(s.sp.kids, child{parent: int32(sp.Parent), value: uint8(k[depth-1]), depth: uint8(depth)})
-		s.work.split(sp.Parent, len(kids))
+		i := s.store.add(taskRec{parent: int64(sp.Parent), value: uint8(k[depth-1]), depth: uint8(depth), group: group, weight: weight})
 		s.retryPushLocked(i)
 	}
 	if s.opt.Listing != nil {
@@ -207,13 +201,17 @@ func (s *Scheduler) applySplitLocked(sp Split, kids [][]int) {
 	}
 }
 
-// RestoreSplit replays a journal's split before any worker joins. The
-// children must be numbered as this run would number them.
+// RestoreSplit replays a journal's split, or reopening (sp.Reopen),
+// before any worker joins. The children must be numbered as this run
+// would number them.
 func (s *Scheduler) RestoreSplit(sp Split) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sp.Parent < 0 || sp.Parent >= len(s.tasks) || sp.First != len(s.tasks) || s.tasks[sp.Parent].is(taskSplit) {
-		return fmt.Errorf("journal split of task %d (children from %d) does not fit a plan of %d tasks", sp.Parent, sp.First, len(s.tasks))
+	if sp.Reopen {
+		return s.restoreReopenLocked(sp.Parent)
+	}
+	if sp.Parent < 0 || sp.Parent >= s.store.len() || sp.First != s.store.len() || s.store.at(sp.Parent).is(taskSplit) || s.store.at(sp.Parent).is(taskGone) {
+		return fmt.Errorf("journal split of task %d (children from %d) does not fit a plan of %d tasks", sp.Parent, sp.First, s.store.len())
 	}
 	kids, err := solver.Split(s.plan.N, s.prefixLocked(sp.Parent))
 	if err != nil || len(kids) != sp.Count {
@@ -229,12 +227,12 @@ func (s *Scheduler) depthLocked(idx int) uint8 {
 	if idx < s.sp.base {
 		return uint8(s.plan.Depth)
 	}
-	return s.sp.kids[idx-s.sp.base].depth
+	return s.store.at(idx).depth
 }
 
-// leavesLocked is the number of tasks that must be committed: every task
-// not split.
-func (s *Scheduler) leavesLocked() int { return len(s.tasks) - int(s.stats.Splits) }
+// leavesLocked is the number of leaf tasks that must be committed: every
+// task not split (a collapsed record counting its leaves).
+func (s *Scheduler) leavesLocked() int { return s.leaves }
 
 // queuedLocked is the number of tasks waiting for a lease (about: the
 // ready heap may still hold tasks committed by a late result).
@@ -260,7 +258,7 @@ func (s *Scheduler) fillLocked() {
 func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 	for s.retry.Len() > 0 {
 		it := s.retry[0]
-		if t := &s.tasks[it.idx]; t.is(taskCommitted) || s.holder[it.idx] != nil || t.is(taskSplit) {
+		if t := s.store.at(it.idx); t.is(taskCommitted) || s.holder[it.idx] != nil || t.is(taskSplit) || t.is(taskGone) {
 			heap.Pop(&s.retry)
 			t.set(taskQueued, false)
 			continue
@@ -271,7 +269,7 @@ func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 		break
 	}
 	for s.next < s.sp.base {
-		if t := &s.tasks[s.next]; !t.is(taskCommitted) && s.holder[s.next] == nil && !t.is(taskSplit) {
+		if t := s.store.at(s.next); !t.is(taskCommitted) && s.holder[s.next] == nil && !t.is(taskSplit) {
 			return s.next, false, true
 		}
 		s.next++
@@ -292,7 +290,7 @@ func (s *Scheduler) popLocked() (int, bool) {
 		}
 		if top {
 			heap.Pop(&s.retry)
-			s.tasks[idx].set(taskQueued, false)
+			s.store.at(idx).set(taskQueued, false)
 		} else {
 			s.next++
 		}
@@ -330,7 +328,7 @@ func (h *readyHeap) Pop() any {
 
 // tooBigLocked applies the size rule to task idx.
 func (s *Scheduler) tooBigLocked(idx int) bool {
-	return s.sp.on && !s.tasks[idx].is(taskNoSplit) && s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
+	return s.sp.on && !s.store.at(idx).is(taskNoSplit) && s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
 }
 
 // worthSplitting says whether the queue rule may split task idx: not a
@@ -377,7 +375,7 @@ func (s *Scheduler) splitStragglersLocked(now time.Time) (split bool) {
 		var oldest *lease
 		for _, sess := range s.sessions {
 			for _, l := range sess.held {
-				if !l.verify && !s.tasks[l.task].is(taskNoSplit) && now.Sub(l.start) > s.sp.target && (oldest == nil || longer(l, oldest)) {
+				if !l.verify && !s.store.at(l.task).is(taskNoSplit) && now.Sub(l.start) > s.sp.target && (oldest == nil || longer(l, oldest)) {
 					oldest = l
 				}
 			}

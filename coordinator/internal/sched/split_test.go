@@ -71,7 +71,7 @@ func TestSplitQueueRule(t *testing.T) {
 		workers[sess] = rec
 	}
 	h.s.mu.Lock()
-	queued, tasks := h.s.queuedLocked(), len(h.s.tasks)
+	queued, tasks := h.s.queuedLocked(), h.s.store.len()
 	h.s.mu.Unlock()
 	if queued < splitPerSlot*3 || tasks <= base {
 		t.Fatalf("3 slots attached: %d tasks queued of %d (plan %d), want at least %d", queued, tasks, base, splitPerSlot*3)
@@ -184,7 +184,7 @@ func TestSplitBound(t *testing.T) {
 	h := newSchedHarness(t, 12, 1, Options{TaskTarget: time.Second, testBoardSeconds: 1e12, testMaxTasks: 200})
 	sess, rec := h.worker("a", 4)
 	finishAll(t, h, map[*Session]*recorder{sess: rec})
-	if n := len(h.s.tasks); n > 200 {
+	if n := h.s.store.len(); n > 200 {
 		t.Errorf("%d tasks made, bound 200", n)
 	}
 
