@@ -19,12 +19,12 @@ import (
 // unit; a split shares its task's weight among its children, so splitting
 // changes no estimate.
 type workEstimate struct {
-	starts    []int       // the first plan task of each group, in order (solver.Plan.LeadingStarts)
-	store     *taskStore  // a split's child's group and units are in its record
-	base      int         // the plan's tasks, one unit each
-	groups    []workGroup // by Prefix[0]
-	all       workGroup   // every committed task
-	done      float64     // nodes committed by this run
+	starts []int       // the first plan task of each group, in order (solver.Plan.LeadingStarts)
+	store  *taskStore  // a split's child's group and units are in its record
+	base   int         // the plan's tasks, one unit each
+	groups []workGroup // by Prefix[0]
+	all    workGroup   // every committed task
+	done   float64     // nodes committed by this run
 }
 
 type workGroup struct {

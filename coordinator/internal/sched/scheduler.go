@@ -240,12 +240,12 @@ type Scheduler struct {
 
 	mu guard
 	// mu guards every field below.
-	store         taskStore             // the live tasks' records by index (store.go)
-	open          map[int]openSplit     // split tasks not collapsed yet (collapse.go)
-	collapsed     map[int]collapsed     // live collapsed records (collapse.go)
-	leaves        int                   // leaf tasks of the job's tree (a collapsed record counts its leaves)
-	collapses     int                   // splits collapsed
-	reopened      int                   // collapsed tasks reopened by a quarantine
+	store         taskStore           // the live tasks' records by index (store.go)
+	open          map[int]openSplit   // split tasks not collapsed yet (collapse.go)
+	collapsed     map[int]collapsed   // live collapsed records (collapse.go)
+	leaves        int                 // leaf tasks of the job's tree (a collapsed record counts its leaves)
+	collapses     int                 // splits collapsed
+	reopened      int                 // collapsed tasks reopened by a quarantine
 	holder        map[int]*lease      // task -> the live lease that covers it (a run's for each of its tasks; not a verification)
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
 	committers    map[uint32]*Session // sessions with a commit, by serial
@@ -375,15 +375,15 @@ type Session struct {
 	held        map[uint64]*lease // live leases by id
 	attached    bool
 	gone        bool
-	quarantined bool          // caught lying: drained, its results refused
-	strikes     int           // invalid batches and results it sent
-	joined      time.Time     // when Join made the session (unattached ones expire)
-	tasks       uint64        // tasks it committed
-	nodes       uint64        // nodes of those tasks
-	batches     bool          // JoinRequest.Batches, for the mailbox Attach opens
-	out         Mailbox       // nil until Attach
-	warns       *warnLimiter  // its warnings, rate-limited
-	lastSeen    atomic.Int64  // unix nanoseconds of its last message
+	quarantined bool         // caught lying: drained, its results refused
+	strikes     int          // invalid batches and results it sent
+	joined      time.Time    // when Join made the session (unattached ones expire)
+	tasks       uint64       // tasks it committed
+	nodes       uint64       // nodes of those tasks
+	batches     bool         // JoinRequest.Batches, for the mailbox Attach opens
+	out         Mailbox      // nil until Attach
+	warns       *warnLimiter // its warnings, rate-limited
+	lastSeen    atomic.Int64 // unix nanoseconds of its last message
 }
 
 // ID is the session's worker id, which its Work stream names.
