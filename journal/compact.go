@@ -97,7 +97,7 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	w.Write(appendFrame([]byte(magic), encodeSettings(p.settings)))
 	err := walk(src, p.first, p.end, func(_ int, payload []byte) bool {
-		if payload[0] == recSplit || payload[0] == recDistrust {
+		if payload[0] == recSplit || payload[0] == recReopen || payload[0] == recDistrust {
 			w.Write(appendFrame(nil, payload))
 		}
 		return true

@@ -20,6 +20,7 @@ import (
 //	                         total, unique and nodes of each task
 //	                      or recDistrust, worker key
 //	                      or recSplit, parent, first child, children
+//	                      or recReopen, task (a split task's subtree dropped: it is one task again)
 //
 // A result's payload ends with the worker key when it is not 0; journals
 // written before worker keys existed read as results of worker 0.
@@ -44,6 +45,7 @@ const (
 	recDistrust byte = 3
 	recSplit    byte = 4
 	recRun      byte = 5
+	recReopen   byte = 6
 )
 
 // MaxRecordSize caps a record's payload. It bounds what a decoder will believe
@@ -329,20 +331,30 @@ func decodeDistrust(p []byte) (uint64, error) {
 	return w, nil
 }
 
-// appendSplit appends the payload of a split record.
+// appendSplit appends the payload of a split record, or of a reopen
+// record (sp.Reopen).
 func appendSplit(dst []byte, sp Split) []byte {
+	if sp.Reopen {
+		return binary.AppendUvarint(append(dst, recReopen), uint64(sp.Parent))
+	}
 	dst = binary.AppendUvarint(append(dst, recSplit), uint64(sp.Parent))
 	dst = binary.AppendUvarint(dst, uint64(sp.First))
 	return binary.AppendUvarint(dst, uint64(sp.Count))
 }
 
-// decodeSplit parses a split payload.
+// decodeSplit parses a split or reopen payload.
 func decodeSplit(p []byte) (Split, error) {
 	d := decoder{b: p}
-	if t := d.byte(); d.err == nil && t != recSplit {
-		return Split{}, fmt.Errorf("record type %d, want split (%d)", t, recSplit)
+	t := d.byte()
+	if d.err == nil && t != recSplit && t != recReopen {
+		return Split{}, fmt.Errorf("record type %d, want split (%d) or reopen (%d)", t, recSplit, recReopen)
 	}
-	sp := Split{Parent: d.int(), First: d.int(), Count: d.int()}
+	var sp Split
+	if t == recReopen {
+		sp = Split{Parent: d.int(), Reopen: true}
+	} else {
+		sp = Split{Parent: d.int(), First: d.int(), Count: d.int()}
+	}
 	if err := d.end(); err != nil {
 		return Split{}, fmt.Errorf("split: %w", err)
 	}
@@ -357,6 +369,10 @@ func checkSplit(sp Split, tasks int, split map[int]bool) string {
 		return "split record in a journal of unknown size (Settings.Tasks 0)"
 	case sp.Parent < 0 || sp.Parent >= tasks:
 		return fmt.Sprintf("split of task %d out of range [0,%d)", sp.Parent, tasks)
+	case sp.Reopen && !split[sp.Parent]:
+		return fmt.Sprintf("reopen of task %d, which is not split", sp.Parent)
+	case sp.Reopen:
+		return ""
 	case sp.First != tasks:
 		return fmt.Sprintf("split of task %d numbers its children from %d, want %d", sp.Parent, sp.First, tasks)
 	case sp.Count < 1 || sp.Count > MaxChildren:
@@ -476,7 +492,7 @@ func parseFrom(src source) (parsed, error) {
 			switch p[0] {
 			case recDistrust:
 				distrust, err = decodeDistrust(p)
-			case recSplit:
+			case recSplit, recReopen:
 				sp, err = decodeSplit(p)
 			default:
 				rs, err = decodeResults(p, rs)
@@ -493,11 +509,11 @@ func parseFrom(src source) (parsed, error) {
 		switch {
 		case distrust != 0:
 			out.distrusted[distrust] = struct{}{}
-		case p[0] == recSplit:
+		case p[0] == recSplit || p[0] == recReopen:
 			if reason := checkSplit(sp, out.tasks, split); reason != "" {
 				return out, &CorruptError{Offset: at, Reason: reason}
 			}
-			split[sp.Parent] = true
+			split[sp.Parent] = !sp.Reopen
 			out.splits = append(out.splits, sp)
 			out.tasks += sp.Count
 			out.done.grow(out.tasks)
@@ -733,7 +749,7 @@ func nextValidFrame(data []byte, from int) int {
 		if n == 0 || n > MaxRecordSize || uint64(len(data)-i-frameHeader) < uint64(n) {
 			continue
 		}
-		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust && t != recRun && t != recSplit {
+		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust && t != recRun && t != recSplit && t != recReopen {
 			continue // cheap test before the CRC: garbage rarely has a record type there
 		}
 		p, _, err := readFrame(data, i)

@@ -143,6 +143,10 @@ type Record struct {
 // as the run did (issue 11).
 type Split struct {
 	Parent, First, Count int
+	// Reopen records instead that split task Parent became one task
+	// again, its subtree dropped (a quarantine reopened it); First and
+	// Count are 0, and Parent may be split again.
+	Reopen bool
 }
 
 // MaxChildren caps Split.Count: no task of a board up to solver.MaxN has
@@ -453,7 +457,7 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 	j := newJournal(path, f, end, p.tasks, p.done)
 	j.first = int64(p.first)
 	for _, sp := range p.splits {
-		j.split[sp.Parent] = true
+		j.split[sp.Parent] = !sp.Reopen
 	}
 	maps.Copy(j.bad, p.distrusted)
 	return j, rp, nil
@@ -687,7 +691,7 @@ func (j *Journal) Split(sp Split) error {
 		return errors.New("journal: " + reason)
 	}
 	j.writeLocked(appendSplit(j.buf[:0], sp))
-	j.split[sp.Parent] = true
+	j.split[sp.Parent] = !sp.Reopen
 	j.tasks += sp.Count
 	j.done.grow(j.tasks)
 	return nil

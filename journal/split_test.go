@@ -118,3 +118,41 @@ func TestSplitCorrupt(t *testing.T) {
 		})
 	}
 }
+
+// TestReopenReplay: a split task reopened (a quarantine dropped its
+// subtree) may be split again, its children numbered after every task
+// made; a reopen of a task not split is refused; the replay gives the
+// splits and the reopen in journal order.
+func TestReopenReplay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.journal")
+	j, err := Create(path, testSettings) // 100 tasks
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits := []Split{{Parent: 7, First: 100, Count: 3}, {Parent: 7, Reopen: true}, {Parent: 7, First: 103, Count: 3}}
+	for _, sp := range splits {
+		if err := j.Split(sp); err != nil {
+			t.Fatalf("Split(%+v): %v", sp, err)
+		}
+	}
+	for _, bad := range []Split{{Parent: 8, Reopen: true}, {Parent: 7, First: 106, Count: 2}, {Parent: 106, Reopen: true}} {
+		if err := j.Split(bad); err == nil {
+			t.Errorf("Split(%+v) succeeded, want an error", bad)
+		}
+	}
+	if err := j.Append(Record{Index: 104, Total: 2, Unique: 1}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, rp, err := Open(path, testSettings)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if !reflect.DeepEqual(rp.Splits, splits) {
+		t.Errorf("Splits = %+v, want %+v", rp.Splits, splits)
+	}
+	if err := j.Split(Split{Parent: 7, Reopen: true}); err != nil {
+		t.Errorf("reopen after resume: %v", err)
+	}
+	j.Close()
+}

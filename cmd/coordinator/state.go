@@ -36,7 +36,7 @@ func (c journalCommits) Sync() error { return c.j.Sync() }
 func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
 
 func (c journalCommits) Split(sp coordinator.Split) error {
-	return c.j.Split(journal.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count})
+	return c.j.Split(journal.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count, Reopen: sp.Reopen})
 }
 
 // stateOpener returns the coordinator's OpenJournal hook for --state PATH
@@ -88,7 +88,7 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		}
 		splits := make([]coordinator.Split, len(rp.Splits))
 		for i, sp := range rp.Splits {
-			splits[i] = coordinator.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count}
+			splits[i] = coordinator.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count, Reopen: sp.Reopen}
 		}
 		log.Info("resuming", "state", path, "committed_tasks", j.Len(), "tasks", p.Len(), "splits", len(splits))
 		j.ObserveSync(onSync)
