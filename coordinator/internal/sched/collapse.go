@@ -256,6 +256,14 @@ func (s *Scheduler) uncommitLeafLocked(i int, r *taskRec) {
 	s.known.forget(i)
 	s.work.uncommit(i, r.c.Nodes)
 	r.c = solver.Counts{}
+	if r.verify == verifyLeased { // nothing left to verify: the verifier stops
+		for _, l := range s.leases {
+			if l.live && l.verify && l.task == i {
+				l.sess.out.Cancel(l.id, s.taskID(i), "verified task taken back")
+				s.endLeaseLocked(l)
+			}
+		}
+	}
 	if r.verify != verifyNone {
 		r.verify = verifyNone
 		s.pendingVerify--

@@ -68,6 +68,10 @@ func (s *Scheduler) Result(sess *Session, r Report) Verdict {
 	case t.is(taskCommitted) && own && l.verify && t.verify != verifyNone:
 		endOwn()
 		return s.verifyResultLocked(sess, idx, r.Counts)
+	case own && l.verify && !t.is(taskCommitted): // its task was taken back from its committer meanwhile
+		endOwn()
+		s.stats.Duplicates++
+		return Verdict{Outcome: OutcomeDuplicate, Reason: "verified task was taken back"}
 	case t.is(taskCommitted):
 		endOwn()
 		v := s.againLocked(sess, idx, r.Counts)

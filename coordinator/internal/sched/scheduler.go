@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
@@ -216,6 +217,7 @@ type Options struct {
 	// maxTasks (tests).
 	testBoardSeconds float64
 	testMaxTasks     int
+	testChunkBits    int // replaces chunkBits (store.go)
 	MaxSessions      int // joined workers at most (DefaultMaxSessions)
 	// Done is closed when every task is committed (and verified) or the
 	// job failed; nil makes one. The job shares it with the listing.
@@ -322,6 +324,7 @@ func NewScheduler(opt Options) *Scheduler {
 	}
 	s.work = newWorkEstimate(opt.Plan, &s.store)
 	s.sp = newSplitter(opt)
+	s.store.bits = cmp.Or(opt.testChunkBits, chunkBits)
 	for range opt.Plan.Len() {
 		s.store.add(taskRec{})
 	}

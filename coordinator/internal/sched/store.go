@@ -20,11 +20,7 @@ type taskRec struct {
 // KB, so that a chunk pinned by one live task costs little while the
 // directory of chunks stays a pointer per 16,384 tasks made (5 MB at
 // 10^10 tasks).
-const (
-	chunkBits = 14
-	chunkSize = 1 << chunkBits
-	chunkMask = chunkSize - 1
-)
+const chunkBits = 14
 
 // taskChunk holds the records of chunkSize consecutive task indices.
 type taskChunk struct {
@@ -37,6 +33,7 @@ type taskChunk struct {
 // gone (collapsed into its parent, or dropped with a reopened subtree),
 // so memory follows the live tasks, not the tasks ever made.
 type taskStore struct {
+	bits    int          // log2 of the tasks a chunk holds: chunkBits, or a test's
 	chunks  []*taskChunk // nil once released
 	n       int          // tasks made
 	live    int          // tasks made and not gone
@@ -51,23 +48,26 @@ func (st *taskStore) len() int { return st.n }
 // at returns task idx's record (0 <= idx < len). A task of a released
 // chunk reads as gone; what is written to it is lost.
 func (st *taskStore) at(idx int) *taskRec {
-	c := st.chunks[idx>>chunkBits]
+	c := st.chunks[idx>>st.bits]
 	if c == nil {
 		st.scratch = taskRec{taskState: taskState{flags: taskGone}}
 		return &st.scratch
 	}
-	return &c.recs[idx&chunkMask]
+	return &c.recs[idx&(1<<st.bits-1)]
 }
 
 // add appends r as the next task and returns its index.
 func (st *taskStore) add(r taskRec) int {
 	idx := st.n
-	if idx&chunkMask == 0 {
-		st.chunks = append(st.chunks, &taskChunk{recs: make([]taskRec, chunkSize)})
+	if st.bits == 0 {
+		st.bits = chunkBits
+	}
+	if idx&(1<<st.bits-1) == 0 {
+		st.chunks = append(st.chunks, &taskChunk{recs: make([]taskRec, 1<<st.bits)})
 		st.held++
 	}
-	c := st.chunks[idx>>chunkBits]
-	c.recs[idx&chunkMask] = r
+	c := st.chunks[idx>>st.bits]
+	c.recs[idx&(1<<st.bits-1)] = r
 	c.live++
 	st.n++
 	st.live++
@@ -78,15 +78,19 @@ func (st *taskStore) add(r taskRec) int {
 // drop marks task idx gone and releases its chunk when the chunk is full
 // and every task in it is gone.
 func (st *taskStore) drop(idx int) {
-	c := st.chunks[idx>>chunkBits]
-	if c == nil || c.recs[idx&chunkMask].is(taskGone) {
+	c := st.chunks[idx>>st.bits]
+	if c == nil {
 		return
 	}
-	c.recs[idx&chunkMask].set(taskGone, true)
+	r := &c.recs[idx&(1<<st.bits-1)]
+	if r.is(taskGone) {
+		return
+	}
+	r.set(taskGone, true)
 	c.live--
 	st.live--
-	if c.live == 0 && (idx>>chunkBits+1)<<chunkBits <= st.n {
-		st.chunks[idx>>chunkBits] = nil
+	if c.live == 0 && (idx>>st.bits+1)<<st.bits <= st.n {
+		st.chunks[idx>>st.bits] = nil
 		st.held--
 	}
 }
@@ -98,7 +102,7 @@ func (st *taskStore) each(fn func(idx int, r *taskRec)) {
 			continue
 		}
 		for i := range c.recs {
-			idx := ci<<chunkBits + i
+			idx := ci<<st.bits + i
 			if idx >= st.n {
 				return
 			}
