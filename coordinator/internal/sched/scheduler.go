@@ -210,6 +210,11 @@ type Options struct {
 	// 0 means DefaultTaskTarget.
 	TaskTarget time.Duration
 	NoSplit    bool // keep the plan's tasks (Config.NoSplit)
+	// MinTasks makes the size rule split until every task is at most
+	// 1/MinTasks of the board's estimated work, so that at least MinTasks
+	// tasks are made over the run (a load test of the bookkeeping of a
+	// run of minute-long tasks on a big board); 0: no such rule.
+	MinTasks int
 	// Synthetic: made-up counts (a load test); the sums are not compared
 	// with the board's published counts.
 	Synthetic bool
@@ -253,6 +258,7 @@ type Scheduler struct {
 	committers    map[uint32]*Session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
 	retry         readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
+	deep          []int               // children of the size rule's splits, served first, depth first (split.go)
 	next          int                 // the plan's next task never leased
 	sp            splitter            // the splits (split.go)
 	liveSlots     int                 // slots of the attached sessions
@@ -330,10 +336,6 @@ func NewScheduler(opt Options) *Scheduler {
 	}
 	s.leaves = opt.Plan.Len()
 	s.events.clock = opt.Clock
-	if s.sp.asked > 0 {
-		s.log.Info("task target raised: the board's estimated work would need more tasks than splitting may make",
-			"task_target", s.sp.target.Round(time.Second), "asked", s.sp.asked, "max_tasks", s.sp.max)
-	}
 	return s
 }
 
@@ -543,7 +545,7 @@ func (s *Scheduler) dispatchLocked() {
 		return
 	}
 	s.fillLocked()
-	if s.retry.Len() > 0 || s.next < s.sp.base || len(s.verifyQ) > 0 {
+	if s.waitingLocked() || len(s.verifyQ) > 0 {
 		s.serveHungryLocked()
 	}
 	s.verifyLocallyLocked()
@@ -576,7 +578,7 @@ func (s *Scheduler) serveHungryLocked() {
 		if sess.credits == 0 {
 			delete(s.hungry, sess)
 		}
-		if s.retry.Len() == 0 && s.next >= s.sp.base && len(s.verifyQ) == 0 {
+		if !s.waitingLocked() && len(s.verifyQ) == 0 {
 			return // nothing left for anyone
 		}
 	}

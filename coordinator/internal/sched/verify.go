@@ -70,7 +70,7 @@ func (s *Scheduler) popVerifyLocked(sess *Session) (int, bool) {
 // the task's committer), once no ordinary task waits to be leased: until
 // then another worker may still join.
 func (s *Scheduler) verifyLocallyLocked() {
-	if len(s.verifyQ) == 0 || s.err != nil || s.retry.Len() > 0 || s.next < s.sp.base {
+	if len(s.verifyQ) == 0 || s.err != nil || s.waitingLocked() {
 		return
 	}
 	keep := s.verifyQ[:0]
