@@ -139,6 +139,12 @@ type Config struct {
 	// split into its children before it is leased, and near the end a
 	// task leased for longer is taken back and split (split.go).
 	TaskTarget time.Duration
+	// MinTasks, when positive, makes splitting go on until every task is
+	// at most 1/MinTasks of the board's work, so that at least MinTasks
+	// tasks are made over the run: the bookkeeping of a run of
+	// minute-long tasks on a board far bigger than the workers can count
+	// (nqbench cluster --synthetic). 0: splitting follows TaskTarget only.
+	MinTasks int
 	// NoSplit keeps the plan's tasks as they are (a load generator that
 	// answers from a table of them).
 	NoSplit bool
@@ -219,6 +225,9 @@ func (c Config) Validate() error {
 	}
 	if c.TaskTarget < 0 {
 		return fieldErr("TaskTarget", "%v is negative", c.TaskTarget)
+	}
+	if c.MinTasks < 0 || c.MinTasks > 0 && c.NoSplit {
+		return fieldErr("MinTasks", "%d needs splitting and must not be negative", c.MinTasks)
 	}
 	if c.VerifyFraction < 0 || c.VerifyFraction > 1 || c.VerifyFraction != c.VerifyFraction {
 		return fieldErr("VerifyFraction", "%v out of range 0..1", c.VerifyFraction)

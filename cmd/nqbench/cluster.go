@@ -114,6 +114,7 @@ type clusterConfig struct {
 	Batches           bool          // ask for batched messages, as package worker does
 	Runs              bool          // ask for runs of tasks (Ready.runs), as package worker does
 	Joins             int           // Joins in flight at once
+	MinTasks          int           // the coordinator's --min-tasks (0: the plan's tasks, unsplit)
 	Timeout           time.Duration // bound on the whole run
 }
 
@@ -200,6 +201,7 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	fs.BoolVar(&c.Runs, "runs", false, "ask for runs of consecutive tasks, one lease and one Result each, as package worker does; each task then reports 1 µs, so the coordinator sizes runs as for tasks that short")
 	fs.IntVar(&c.Joins, "joins", defaultJoins, "Joins in flight at once (the connection is dialled on the first)")
 	fs.BoolVar(&c.Synthetic, "synthetic", false, "answer every task with total 2, fundamental 1 instead of its real counts (no solver, no table)")
+	fs.IntVar(&c.MinTasks, "min-tasks", 0, "pass --min-tasks `M` to the coordinator, which then splits until at least M tasks are made (needs --synthetic: the split tasks are in no table)")
 	fs.StringVar(&c.Cache, "cache", "", "`DIR` of cached count tables (default: the user cache folder's nqueens)")
 	fs.DurationVar(&c.Timeout, "timeout", 30*time.Minute, "bound on the whole run")
 	if err := cli.Parse(fs, args, help, clusterUsage); err != nil {
@@ -222,6 +224,8 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 		return c, bad("--prefetch %d: want 0..%d", c.Prefetch, maxSimSlots-c.Slots)
 	case c.Joins < 1:
 		return c, bad("--joins %d must be at least 1", c.Joins)
+	case c.MinTasks < 0 || c.MinTasks > 0 && !c.Synthetic:
+		return c, bad("--min-tasks %d: want 0, or a count with --synthetic", c.MinTasks)
 	case c.Timeout <= 0:
 		return c, bad("--timeout %v must be positive", c.Timeout)
 	}
@@ -283,6 +287,10 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 	rep.CPUPerTaskUS = co.cpu.Seconds() * 1e6 / float64(max(rep.Tasks, 1))
 	rep.CoordinatorRSSMB = float64(co.peakKB.Load()) / 1024
 	rep.Total, rep.Unique = sum.Solutions, sum.Unique
+	if cfg.MinTasks > 0 { // the tasks to commit are the split tree's leaves
+		rep.Tasks = sum.Tasks
+		fmt.Fprintf(logw, "nqbench cluster: %d tasks made (%d split), %d committed\n", sum.Tasks+int(sum.Splits), sum.Splits, sum.Committed)
+	}
 	want, _ := expected(cfg.N, rep.Tasks, cfg.Synthetic)
 	rep.Exact = sum.Complete && sum.Committed == rep.Tasks && sum.Solutions == want.Total && sum.Unique == want.Unique
 	if cfg.State != "" && rep.Tasks > 0 {
@@ -310,7 +318,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	defer stopWorkers()
 	sims := make(simSet, cfg.Workers)
 	job := simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: plan.Len(), fingerprint: plan.Fingerprint(),
-		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches, runs: cfg.Runs}
+		table: table, slots: cfg.Slots, credits: cfg.Slots + cfg.Prefetch, batches: cfg.Batches, runs: cfg.Runs, synthetic: cfg.Synthetic}
 	joins := make(chan struct{}, cfg.Joins)
 	joining, stopJoining := context.WithCancel(wctx) // ended when the coordinator has exited
 	defer stopJoining()
@@ -447,6 +455,9 @@ func startCoordinator(bin string, cfg clusterConfig) (*coordProc, error) {
 	if cfg.Synthetic {
 		args = append(args, "--synthetic-load")
 	}
+	if cfg.MinTasks > 0 { // the last --split wins
+		args = append(args, "--split=true", "--min-tasks", strconv.Itoa(cfg.MinTasks))
+	}
 	c := &coordProc{cmd: exec.Command(bin, args...), addrCh: make(chan string, 1),
 		logged: make(chan struct{}), stopRS: make(chan struct{})}
 	c.cmd.Stdout = &c.stdout
@@ -577,6 +588,7 @@ type simJob struct {
 	slots, credits  int
 	batches         bool // ask for AssignBatch and AckBatch (JoinRequest.batches)
 	runs            bool // ask for runs of tasks (Ready.runs)
+	synthetic       bool // answer syntheticCounts for a split's children too
 }
 
 // simWorker is one simulated worker and what it measured.
@@ -818,6 +830,10 @@ func (s *simSession) result(a *nqueenspb.Assign) *nqueenspb.Result {
 	res := &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Elapsed: durationpb.New(0)}
 	if s.w.job.runs {
 		res.Elapsed = durationpb.New(time.Duration(run) * time.Microsecond)
+	}
+	if idx >= len(s.w.job.table) && run == 1 && s.w.job.synthetic { // a split's child (--min-tasks)
+		res.Total, res.Unique, res.Nodes = syntheticCounts.Total, syntheticCounts.Unique, syntheticCounts.Nodes
+		return res
 	}
 	if idx+run > len(s.w.job.table) || a.GetTaskId().GetPlanFingerprint() != s.w.job.fingerprint {
 		res.Failure = fmt.Sprintf("tasks %d..%d are not in the plan of the table", idx, idx+run-1)

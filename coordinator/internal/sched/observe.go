@@ -316,3 +316,17 @@ type Event struct {
 // maxEvents is how many recent events a job keeps: enough for a dashboard's
 // history, bounded whatever a flapping cluster does.
 const maxEvents = 256
+
+// Tree is the shape of the job's task tree over the run: the tasks made
+// (the plan's and every split's children), the most that were live at
+// once and those live now (store.go), and the splits collapsed.
+type Tree struct {
+	Made, PeakLive, Live, Collapsed int
+}
+
+// Tree returns the task tree's shape.
+func (s *Scheduler) Tree() Tree {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Tree{Made: s.store.len(), PeakLive: s.store.peak, Live: s.store.live, Collapsed: s.collapses}
+}
