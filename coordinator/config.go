@@ -127,6 +127,7 @@ type Config struct {
 	Restored          iter.Seq[JournalResult] // results committed by an earlier run (--resume), at most one per task; read once
 	restoredErr       func() error            // Resumed.ReadErr
 	Splits            []Split                 // the earlier run's splits, in its order (--resume)
+	entries           iter.Seq[JournalEntry]  // Resumed.Entries: splits and results in the journal's order
 	// OpenJournal, when set, is called once the plan is known (depth
 	// chosen) and returns the Journal, the restored results and splits to
 	// use; it overrides Journal, Restored and Splits. Its errors are

@@ -111,6 +111,7 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 			return nil, err
 		}
 		cfg.Journal, cfg.Restored, cfg.Splits, cfg.restoredErr = r.Journal, r.Results, r.Splits, r.ReadErr
+		cfg.entries = r.Entries
 	}
 	if cfg.Sink != nil && anyResult(cfg.Restored) {
 		return nil, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")

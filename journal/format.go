@@ -363,13 +363,13 @@ func decodeSplit(p []byte) (Split, error) {
 
 // checkSplit says why sp cannot follow in a journal whose plan has tasks
 // tasks so far (split holds the tasks split already), or "" when it may.
-func checkSplit(sp Split, tasks int, split map[int]bool) string {
+func checkSplit(sp Split, tasks int, split *doneSet) string {
 	switch {
 	case tasks == 0:
 		return "split record in a journal of unknown size (Settings.Tasks 0)"
 	case sp.Parent < 0 || sp.Parent >= tasks:
 		return fmt.Sprintf("split of task %d out of range [0,%d)", sp.Parent, tasks)
-	case sp.Reopen && !split[sp.Parent]:
+	case sp.Reopen && !split.has(sp.Parent):
 		return fmt.Sprintf("reopen of task %d, which is not split", sp.Parent)
 	case sp.Reopen:
 		return ""
@@ -377,7 +377,7 @@ func checkSplit(sp Split, tasks int, split map[int]bool) string {
 		return fmt.Sprintf("split of task %d numbers its children from %d, want %d", sp.Parent, sp.First, tasks)
 	case sp.Count < 1 || sp.Count > MaxChildren:
 		return fmt.Sprintf("split of task %d into %d children (allowed 1..%d)", sp.Parent, sp.Count, MaxChildren)
-	case split[sp.Parent]:
+	case split.has(sp.Parent):
 		return fmt.Sprintf("task %d split twice", sp.Parent)
 	}
 	return ""
@@ -422,7 +422,9 @@ type parsed struct {
 	frames     int                 // entry frames read
 	groups     int                 // stretches of results a compaction would write as one record each
 	last       Record              // the last result read (for groups)
-	splits     []Split             // in journal order
+	splits     []Split             // in journal order, when kept (parseFrom's keep)
+	nsplits    int                 // split and reopen records read
+	split      doneSet             // the tasks split at the end (a bit a task)
 	tasks      int                 // Settings.Tasks plus every split's children
 	distrusted map[uint64]struct{} // workers with a distrust record
 	done       doneSet             // the committed tasks that stand (none of a distrusted worker)
@@ -455,12 +457,12 @@ func parseHeader(data []byte) (Settings, int, error) {
 // is a torn tail (reported, not an error); a bad record followed by a valid one
 // is a *CorruptError; a task index committed twice is a *CorruptError wrapping
 // ErrDuplicate. parse never allocates more than a small multiple of len(data).
-func parse(data []byte) (parsed, error) { return parseFrom(memSource{data}) }
+func parse(data []byte) (parsed, error) { return parseFrom(memSource{data}, true) }
 
 // parseFrom is parse of the bytes of src, read once in order (but for the
 // scans of a corrupt journal); an error in reading them is returned as it
 // is, never taken for a torn or corrupt record.
-func parseFrom(src source) (parsed, error) {
+func parseFrom(src source, keep bool) (parsed, error) {
 	var out parsed
 	var off int
 	var err error
@@ -478,7 +480,8 @@ func parseFrom(src source) (parsed, error) {
 	// again, which takes a distrust. No record is kept: parsed.each reads
 	// the results that stand again from src.
 	out.done = newDoneSet(out.settings.Tasks)
-	split := make(map[int]bool)
+	out.split = newDoneSet(out.settings.Tasks) // a bit a task: 10^8 tasks in 12 MB
+	split := &out.split
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
 	out.first, out.end = off, src.size()
@@ -513,10 +516,14 @@ func parseFrom(src source) (parsed, error) {
 			if reason := checkSplit(sp, out.tasks, split); reason != "" {
 				return out, &CorruptError{Offset: at, Reason: reason}
 			}
-			split[sp.Parent] = !sp.Reopen
-			out.splits = append(out.splits, sp)
+			split.set(sp.Parent, !sp.Reopen)
+			out.nsplits++
+			if keep {
+				out.splits = append(out.splits, sp)
+			}
 			out.tasks += sp.Count
 			out.done.grow(out.tasks)
+			split.grow(out.tasks)
 			if out.seen != nil {
 				out.seen.grow(out.tasks)
 			}

@@ -87,6 +87,18 @@ type Resumed struct {
 	// them failed (they ended early): the resume must stop.
 	ReadErr func() error
 	Splits  []Split // in the journal's order
+	// Entries, when set, are the journal's splits and results in its
+	// order (its results those of Results less the distrusted workers'):
+	// a resume replays them instead of Splits then Results, so that
+	// collapse keeps its memory to the live tasks at every point.
+	Entries iter.Seq[JournalEntry]
+}
+
+// JournalEntry is a split (IsSplit) or a result of a journal, in order.
+type JournalEntry struct {
+	IsSplit bool
+	Split   Split
+	Result  JournalResult
 }
 
 // splitter is the scheduler's record of the splits; guarded by
