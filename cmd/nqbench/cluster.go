@@ -281,16 +281,16 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 	if err != nil {
 		return rep, err
 	}
+	if cfg.MinTasks > 0 { // the tasks to commit are the split tree's leaves
+		rep.Tasks = sum.Tasks
+		fmt.Fprintf(logw, "nqbench cluster: %d tasks made (%d split), %d committed\n", sum.Tasks+int(sum.Splits), sum.Splits, sum.Committed)
+	}
 	rep.LoadgenCPU = (selfCPU() - cpu0).Seconds()
 	rep.WallSeconds = co.wall.Seconds()
 	rep.CoordinatorCPU = co.cpu.Seconds()
 	rep.CPUPerTaskUS = co.cpu.Seconds() * 1e6 / float64(max(rep.Tasks, 1))
 	rep.CoordinatorRSSMB = float64(co.peakKB.Load()) / 1024
 	rep.Total, rep.Unique = sum.Solutions, sum.Unique
-	if cfg.MinTasks > 0 { // the tasks to commit are the split tree's leaves
-		rep.Tasks = sum.Tasks
-		fmt.Fprintf(logw, "nqbench cluster: %d tasks made (%d split), %d committed\n", sum.Tasks+int(sum.Splits), sum.Splits, sum.Committed)
-	}
 	want, _ := expected(cfg.N, rep.Tasks, cfg.Synthetic)
 	rep.Exact = sum.Complete && sum.Committed == rep.Tasks && sum.Solutions == want.Total && sum.Unique == want.Unique
 	if cfg.State != "" && rep.Tasks > 0 {
