@@ -692,8 +692,34 @@ func addDistinct(names []string, name string) []string {
 
 // retryPushLocked queues a task at the front.
 func (s *Scheduler) retryPushLocked(idx int) {
+	if s.retry.Len() > 2*s.store.live+staleSlack {
+		s.pruneRetryLocked()
+	}
 	heap.Push(&s.retry, readyItem{depth: s.depthLocked(idx), idx: idx})
 	s.store.at(idx).set(taskQueued, true)
+}
+
+// staleSlack is how many entries the ready heap may hold beyond twice
+// the live tasks before its stale ones are dropped.
+const staleSlack = 1 << 12
+
+// pruneRetryLocked drops the ready heap's stale entries (tasks committed,
+// split or gone since they were queued), which a replay leaves by the
+// million (every restored split queues its children, and most collapse
+// before any is leased): the heap then holds at most the live tasks, and
+// the cost is amortized over the pushes that made it grow.
+func (s *Scheduler) pruneRetryLocked() {
+	keep := s.retry[:0]
+	for _, it := range s.retry {
+		if t := s.store.at(it.idx); t.is(taskQueued) && !t.is(taskCommitted) && !t.is(taskSplit) && !t.is(taskGone) {
+			keep = append(keep, it)
+		} else if !t.is(taskGone) {
+			t.set(taskQueued, false)
+		}
+	}
+	clear(s.retry[len(keep):])
+	s.retry = keep
+	heap.Init(&s.retry)
 }
 
 // Heartbeat extends the leases a session still holds.
