@@ -16,11 +16,14 @@ type taskRec struct {
 	c      solver.Counts
 }
 
-// chunkBits sets the tasks a chunk holds: 2^14 records of 48 bytes, 768
-// KB, so that a chunk pinned by one live task costs little while the
-// directory of chunks stays a pointer per 16,384 tasks made (5 MB at
-// 10^10 tasks).
-const chunkBits = 14
+// chunkBits sets the tasks a chunk holds: 2^10 records of 48 bytes, 48
+// KB. A chunk is held while any task in it lives, and the live tasks of
+// a run spread over many chunks (a lease's task, its siblings, its
+// ancestors along each open path), so the chunk is small: at N=27 with
+// 50 workers, chunks of 2^14 held 140-170 MB for 3,500 live tasks. The
+// directory of chunks costs a pointer per 1,024 tasks made (8 MB at
+// 10^9).
+const chunkBits = 10
 
 // taskChunk holds the records of chunkSize consecutive task indices.
 type taskChunk struct {
