@@ -20,7 +20,7 @@ type ackGroup struct {
 // acker sends a journaled session's Acks once their commits are durable,
 // off the receive loop: the loop goes on reading while the journal syncs,
 // so the commits of every message read meanwhile share the next fsync
-// instead of taking one each (issue 11: --state costs ≤ 5%).
+// instead of taking one each (--state costs ≤ 5%).
 type acker struct {
 	s    *sched.Scheduler
 	out  *outbox

@@ -107,6 +107,19 @@ type Config struct {
 	// coordinator's own recomputation is quarantined (verify.go). Count
 	// plans only.
 	VerifyFraction float64
+	// RemoteVerifyFraction is the fraction of a remote worker's commits
+	// computed again elsewhere when the job's total cannot be compared
+	// with a published count (a board beyond solver.Known, or pinned),
+	// if above VerifyFraction: there, a second computation is the only
+	// check of a worker nobody vouches for. Embedded workers (Workers)
+	// are the coordinator's own code and are trusted. NewConfig sets
+	// DefaultRemoteVerifyFraction; 0 turns it off.
+	RemoteVerifyFraction float64
+	// AsUnpublished treats the board as one whose count is not published:
+	// the sums are not compared with solver.Known's and
+	// RemoteVerifyFraction applies. A rehearsal, at a size that runs in
+	// minutes, of a run of a board nobody has counted (N ≥ 28).
+	AsUnpublished bool
 
 	// MessageRate is how many Work messages one worker may send per second
 	// beyond three per task it is given (DefaultMessageRate; limits.go). A
@@ -170,6 +183,8 @@ func NewConfig(n int) Config {
 		Depth:   AutoDepth,
 		Workers: runtime.NumCPU(),
 		Lease:   DefaultLease,
+
+		RemoteVerifyFraction: DefaultRemoteVerifyFraction,
 	}
 }
 
@@ -232,6 +247,9 @@ func (c Config) Validate() error {
 	}
 	if c.VerifyFraction < 0 || c.VerifyFraction > 1 || c.VerifyFraction != c.VerifyFraction {
 		return fieldErr("VerifyFraction", "%v out of range 0..1", c.VerifyFraction)
+	}
+	if c.RemoteVerifyFraction < 0 || c.RemoteVerifyFraction > 1 || c.RemoteVerifyFraction != c.RemoteVerifyFraction {
+		return fieldErr("RemoteVerifyFraction", "%v out of range 0..1", c.RemoteVerifyFraction)
 	}
 	if c.MessageRate < 0 || c.MessageRate != c.MessageRate {
 		return fieldErr("MessageRate", "%v must be positive", c.MessageRate)

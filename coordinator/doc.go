@@ -43,7 +43,7 @@
 // and package listing writes every solution in lexicographic order once
 // every task is in.
 //
-// Pinned queens (pins.go, issue 15). With Config.Pins the job counts or
+// Pinned queens (pins.go). With Config.Pins the job counts or
 // lists their completions: a solver.KindPinned plan of plain row prefixes
 // that hold the pins, sent as TASK_KIND_PINNED with the pins in every
 // Assign. No symmetry is used (it is valid only for pin sets a symmetry

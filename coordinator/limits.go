@@ -16,7 +16,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Limits on what the coordinator accepts from the network (issue 6). Each
+// Limits on what the coordinator accepts from the network. Each
 // refusal is a gRPC status that says which limit was hit, and a log line;
 // none of them can panic, and together they bound the memory and CPU one
 // worker can make the coordinator spend. The board size and the plan are

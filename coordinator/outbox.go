@@ -12,7 +12,7 @@ import (
 // maxOutbox bounds the messages queued for one worker. A worker that reads
 // gets at most one Assign per credit (maxCredits), one Ack per Result and a
 // few Cancels and Drains, and its sender drains them as fast as the network
-// allows; a peer that stops reading while it keeps sending (issue 12, D5)
+// allows; a peer that stops reading while it keeps sending
 // would grow the queue without end, so past this bound its session ends.
 const maxOutbox = 2*maxCredits + 1024
 
@@ -38,7 +38,7 @@ type outbox struct {
 	notify   chan struct{} // capacity 1: "something changed"
 	full     chan struct{} // closed on overflow: the handler ends the session
 	// cancelled, when set, is told the lease of every Cancel: its spill is
-	// freed at once (issue 12, D1). Called under the scheduler's lock; it
+	// freed at once. Called under the scheduler's lock; it
 	// must not block.
 	cancelled func(lease uint64)
 }
@@ -102,6 +102,7 @@ func (o *outbox) Assign(a sched.Assignment) {
 		LeaseId:       a.Lease,
 		PinnedColumns: o.pins,
 		Run:           runField(a.Run),
+		Verify:        a.Verify,
 	}}})
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Pinned queens (Config.Pins, issue 15): the job counts or lists the
+// Pinned queens (Config.Pins): the job counts or lists the
 // completions of the pins, the solutions that hold them all. The plan is
 // a solver.KindPinned one: plain row prefixes that hold the pins, in
 // lexicographic order, each solution counted once. No symmetry is used (a

@@ -78,6 +78,8 @@ type Job struct {
 	// quietListen logs the address at debug level: Listen was left empty
 	// and every worker is embedded, so nobody needs to know it.
 	quietListen bool
+	// embeddedKey is what the embedded workers show on Join (trust.go).
+	embeddedKey string
 }
 
 // New validates cfg, plans the job, opens its journal (cfg.OpenJournal),
@@ -116,7 +118,7 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 	if cfg.Sink != nil && anyResult(cfg.Restored) {
 		return nil, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
 	}
-	j := &Job{cfg: cfg, log: log, plan: plan, start: time.Now(), quietListen: quiet}
+	j := &Job{cfg: cfg, log: log, plan: plan, start: time.Now(), quietListen: quiet, embeddedKey: newEmbeddedKey()}
 	if err := j.prepare(); err != nil {
 		j.Close()
 		return nil, err
@@ -141,7 +143,7 @@ const bigResume = 100_000
 // remoteSlots is the cluster AutoDepth plans for when every worker is
 // remote: the coordinator cannot know how many will join, and tasks are
 // cheap (batched), so it plans tens of tasks per slot for a cluster of
-// this size rather than for its own cores (issue 11).
+// this size rather than for its own cores.
 const remoteSlots = 512
 
 // newPlan plans the tasks, and says why with this engine: the join's
@@ -191,7 +193,7 @@ func (j *Job) prepare() error {
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MaxSessions: cfg.MaxWorkers,
 		TaskTarget: cfg.TaskTarget, MinTasks: cfg.MinTasks, NoSplit: cfg.NoSplit || j.plan.Kind == solver.KindJoin, // a join unit has no children
-		Synthetic: cfg.SyntheticLoad,
+		Synthetic: cfg.SyntheticLoad || cfg.AsUnpublished, // not compared with the published counts
 		Done:      make(chan struct{}),
 	}
 	if cfg.Sink != nil {
@@ -211,12 +213,17 @@ func (j *Job) prepare() error {
 	j.cfg.ServerOptions = append(guard.ServerOptions(), cfg.ServerOptions...)
 	j.lis = guard
 	j.svc = newService(j.sched, edgeOptions{plan: j.plan, lease: cfg.Lease, heartbeat: cfg.Heartbeat,
-		rate: cfg.MessageRate, clock: cfg.clock, journaled: cfg.Journal != nil, cut: guard.Cut}, j.log.Named("server"), j.pub)
+		rate: cfg.MessageRate, clock: cfg.clock, journaled: cfg.Journal != nil, cut: guard.Cut,
+		embeddedKey: j.embeddedKey, remoteVerify: j.remoteVerify()}, j.log.Named("server"), j.pub)
 	logListen := j.log.Info // remote workers need the address
 	if j.quietListen {
 		logListen = j.log.Debug // the answer is all a user of embedded workers sees
 	}
 	logListen("listening", "addr", j.Addr(), "n", cfg.N, "depth", j.plan.Depth, "tasks", j.plan.Len(), "kind", KindName(j.plan.Kind))
+	if !j.checksPublished() && j.plan.Kind != solver.KindPinned && !cfg.SyntheticLoad {
+		j.log.Info("no published count to check the total against; the summary will say how much of it was verified",
+			"n", cfg.N, "remote_verify_fraction", max(cfg.VerifyFraction, j.remoteVerify()), "verify_fraction", cfg.VerifyFraction)
+	}
 	return nil
 }
 
@@ -231,7 +238,7 @@ func (j *Job) prepareListing(opt *sched.Options) error {
 	j.spillDir = dir
 	lo := listing.Options{Dir: dir, N: j.plan.N, Tasks: j.plan.Len(), Unique: j.plan.Kind == solver.KindUnique,
 		AsIs: j.plan.Kind == solver.KindPinned, Sink: j.cfg.Sink, Records: j.cfg.testRecords}
-	if j.cfg.VerifyFraction > 0 {
+	if j.cfg.VerifyFraction > 0 || j.remoteVerify() > 0 {
 		lo.Final = opt.Done
 	}
 	pub, err := listing.New(lo)
@@ -283,6 +290,7 @@ func (j *Job) Status() Status {
 		s.BusySeconds = math.Float64frombits(j.busy.Load())
 	}
 	s.Complete = st.Done && s.Error == "" && s.Committed == s.Tasks
+	s.setTrust(j.checksPublished())
 	s.Engine = engineOf(j.plan)
 	fundamentalOf(j.plan, s)
 	slices.SortFunc(st.Workers, func(a, b WorkerStatus) int { return a.Joined.Compare(b.Joined) })
@@ -367,8 +375,8 @@ func (j *Job) startWorkers(ctx context.Context) *sync.WaitGroup {
 		workers.Go(func() {
 			wlog := j.log.Named("worker").With("embedded", i)
 			err := worker.Run(ctx, worker.Config{
-				Join: dial, Slots: 1, Name: fmt.Sprintf("embedded-%d", i),
-				JoinTimeout: embeddedJoinTimeout, DialOptions: j.cfg.WorkerDialOptions, Quiet: true,
+				Join: dial, Slots: 1, Name: fmt.Sprintf("embedded-%d", i), JoinTimeout: embeddedJoinTimeout,
+				DialOptions: append(slices.Clip(j.cfg.WorkerDialOptions), embeddedDialOption(j.embeddedKey)), Quiet: true,
 			}, wlog)
 			if err != nil {
 				wlog.Error("embedded worker failed", "error", err)
@@ -473,6 +481,7 @@ func (j *Job) summary() (Summary, error) {
 		RestoredSolutions: j.restoredSolutions,
 	}
 	s.setStats(stats)
+	s.setTrust(j.checksPublished())
 	s.setPins(j.plan)
 	s.Engine = engineOf(j.plan)
 	fundamentalOf(j.plan, &s)

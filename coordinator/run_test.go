@@ -14,7 +14,10 @@ import (
 // Named timeouts: each bounds one kind of wait, so a hang fails the test
 // with a message instead of eating the whole test budget.
 const (
-	runTimeout   = 60 * time.Second // one small job through the cluster
+	// runTimeout is one small job through the cluster. Generous: N=16
+	// under -race on a 2-core machine that other jobs keep busy took over
+	// 60 s (TestRemoteSlotsSplit); a job that hangs still fails the test.
+	runTimeout   = 5 * time.Minute
 	eventTimeout = 20 * time.Second // waiting for one expected event
 )
 

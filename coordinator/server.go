@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -55,8 +53,12 @@ type edgeOptions struct {
 	journaled bool // commits wait for the journal's fsync before their Ack
 	// cut closes the connection of a peer address (connguard.Guard.Cut):
 	// for a session whose worker does not read, whose end it would never
-	// see (issue 23 D5). nil: not closed.
+	// see. nil: not closed.
 	cut func(remote string) bool
+	// embeddedKey tells the job's embedded workers (trust.go); the others
+	// are remote and get remoteVerify, their share of commits verified.
+	embeddedKey  string
+	remoteVerify float64
 }
 
 func newService(s *sched.Scheduler, e edgeOptions, log hclog.Logger, pub *listing.Publisher) *service {
@@ -70,14 +72,19 @@ func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueen
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "error", status.Convert(err).Message())
 		return nil, err
 	}
+	embedded := v.edge.embedded(ctx)
+	verify := v.edge.remoteVerify
+	if embedded {
+		verify = 0 // the coordinator's own code
+	}
 	sess, err := v.sched.Join(sched.JoinRequest{Name: req.GetName(), Version: req.GetBuildVersion(),
-		Slots: int(req.GetSlots()), Batches: req.GetBatches()})
+		Slots: int(req.GetSlots()), Batches: req.GetBatches(), VerifyFraction: verify})
 	if err != nil {
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "worker_name", req.GetName(), "error", err)
 		return nil, refusal(err)
 	}
 	logJoin := v.log.Info
-	if embeddedName(req.GetName(), ctx) {
+	if embedded {
 		logJoin = v.log.Debug // the job's own: not news to the user who asked for them
 	}
 	logJoin("worker joined", "worker_id", sess.ID(), "worker_name", req.GetName(), "slots", req.GetSlots())
@@ -275,7 +282,7 @@ func (ws *workSession) end(err, refusal error, sent bool, sendDone <-chan error)
 // cut closes the session's connection. Ending the stream is not enough
 // for a worker that does not read: the status waits behind messages it
 // never reads, and it stays blocked in Send, holding its memory (320 s
-// seen; issue 23 D5).
+// seen).
 func (ws *workSession) cut() {
 	if ws.v.edge.cut != nil {
 		ws.v.edge.cut(ws.remote)
@@ -322,7 +329,7 @@ func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
 	return nil
 }
 
-// release hands leases back and frees their spills at once (issue 12, D1).
+// release hands leases back and frees their spills at once.
 func (ws *workSession) release(ids []uint64) {
 	for _, id := range ids {
 		if a := ws.attempts[id]; a != nil {
@@ -376,17 +383,6 @@ func runCountsOf(v []uint64) []solver.Counts {
 		run[i] = solver.Counts{Total: v[3*i], Unique: v[3*i+1], Nodes: v[3*i+2]}
 	}
 	return run
-}
-
-// embeddedName reports whether a Join looks like one of the job's own
-// embedded workers: named "embedded-N", from loopback.
-func embeddedName(name string, ctx context.Context) bool {
-	p, ok := peer.FromContext(ctx)
-	if !ok || !strings.HasPrefix(name, "embedded-") {
-		return false
-	}
-	t, ok := p.Addr.(*net.TCPAddr)
-	return ok && t.IP.IsLoopback()
 }
 
 // peerAddr is the network address of the RPC's client, for log lines.

@@ -19,7 +19,7 @@ type Summary struct {
 	Tasks          int     `json:"tasks"`         // tasks to commit: the plan's, less those split, plus their children
 	Committed      int     `json:"committed"`     // tasks committed; equals tasks when complete
 	Depth          int     `json:"depth"`         // the plan's depth (prefix length)
-	Splits         uint64  `json:"splits"`        // tasks split into their children on demand (issue 11)
+	Splits         uint64  `json:"splits"`        // tasks split into their children on demand
 	Superseded     uint64  `json:"superseded"`    // results for tasks split meanwhile, dropped
 	DeepestSplit   int     `json:"deepest_split"` // the longest prefix of any task, split or not
 	Workers        int     `json:"workers"`       // embedded workers, or the most workers attached at once if more
@@ -38,8 +38,28 @@ type Summary struct {
 	Expired           uint64 `json:"expired"`     // leases that ran out without a heartbeat
 	Verified          uint64 `json:"verified"`    // committed tasks confirmed by a second computation (--verify-fraction)
 	Quarantined       uint64 `json:"quarantined"` // workers caught reporting wrong counts and disconnected
-	Complete          bool   `json:"complete"`
-	Error             string `json:"error,omitempty"`
+
+	// How far the total can be trusted (trust.go). CheckedAgainstPublished:
+	// the running sums are compared with the board's published count on
+	// every commit and the final sums at the end, and a job whose sums
+	// differ fails; false for a board nobody has counted (N ≥ 28), a
+	// pinned run, a synthetic load, Config.AsUnpublished. Where it is
+	// false, the verified share is the evidence: VerifiedSolutions are
+	// the solutions of the Verified tasks, VerifiedFraction is Verified
+	// over Committed, VerifiedSolutionsFraction VerifiedSolutions over
+	// Solutions (both 0..1; this run's verifications, so restored tasks
+	// count as unverified).
+	CheckedAgainstPublished   bool    `json:"checked_against_published"`
+	VerifiedSolutions         uint64  `json:"verified_solutions"`
+	VerifiedFraction          float64 `json:"verified_fraction"`
+	VerifiedSolutionsFraction float64 `json:"verified_solutions_fraction"`
+	// NodesSaturated: the node counter stopped at 2^64-1 (Nodes); the
+	// true count is higher. Counts of solutions never saturate: a sum that
+	// would pass 2^64 fails the job.
+	NodesSaturated bool `json:"nodes_saturated"`
+
+	Complete bool   `json:"complete"`
+	Error    string `json:"error,omitempty"`
 
 	// Pinned runs only (Config.Pins): the pinned queens as 1-based [row,
 	// col] pairs, the number of their completions (equal to solutions, and
@@ -58,6 +78,7 @@ type Summary struct {
 func (s *Summary) setStats(st sched.Stats) {
 	s.Leased, s.Conflicts, s.Duplicates, s.Rejected = st.Leased, st.Conflicts, st.Duplicates, st.Rejected
 	s.Requeued, s.Expired, s.Verified, s.Quarantined = st.Requeued, st.Expired, st.Verified, st.Quarantined
+	s.VerifiedSolutions = st.VerifiedSolutions
 	s.Splits, s.Superseded, s.Runs = st.Splits, st.Superseded, st.Runs
 }
 
@@ -89,10 +110,15 @@ func (s Summary) Human() string {
 	}
 	text += fmt.Sprintf("time %v, %s%s solutions/s; %s (depth %d) on %s",
 		elapsed.Round(time.Millisecond), busy, HumanRate(rate), plural(s.Tasks, "task"), s.Depth, plural(s.Workers, "worker"))
-	if s.Nodes > 0 {
+	switch {
+	case s.NodesSaturated:
+		text += fmt.Sprintf(", at least %d nodes (the counter saturated)", s.Nodes)
+	case s.Nodes > 0:
 		text += fmt.Sprintf(", %d nodes", s.Nodes)
 	}
-	if s.Verified > 0 {
+	if trust := s.trustLine(); trust != "" {
+		text += trust // the verified share
+	} else if s.Verified > 0 {
 		text += fmt.Sprintf("; %d tasks verified", s.Verified)
 	}
 	if s.Conflicts > 0 {

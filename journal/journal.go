@@ -140,7 +140,7 @@ type Record struct {
 // Split records that task Parent was split into Count children, numbered
 // First, First+1, ...: First is always the number of tasks before the
 // split, so a replay that applies the splits in order numbers every task
-// as the run did (issue 11).
+// as the run did.
 type Split struct {
 	Parent, First, Count int
 	// Reopen records instead that split task Parent became one task
@@ -347,7 +347,7 @@ func plainErr(err error) error {
 
 // bareErr is the error of an *fs.PathError without its operation and file
 // name: the journal's file was created under a temporary name, which its
-// *os.File keeps and its errors would name (issue 23 D7: a full disk
+// *os.File keeps and its errors would name (a full disk
 // named "n14.journal.tmp-…", a file that no longer exists).
 func bareErr(err error) error {
 	var pe *fs.PathError

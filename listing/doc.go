@@ -24,7 +24,7 @@
 // stream whole solutions (the completions of pinned queens), and Run adds
 // them as they are.
 //
-// Bounds (issue 12, D1): a spool holds a spill file only for a lease that
+// Bounds: a spool holds a spill file only for a lease that
 // is streaming (opened on its first batch, removed when the lease ends in
 // any way), at most Options.MaxOpen files are open in all spools, and one
 // spool may abandon at most Options.MaxAbandoned attempts; past a bound

@@ -35,7 +35,7 @@ const DefaultMaxOpen = 1024
 // also counts toward the task's retry cap) or when it stops, and then it
 // releases once the leases it holds and opens no more. A session that
 // keeps streaming and abandoning makes the coordinator create, write and
-// remove a file each time for nothing (issue 12, D1): after 256 it is cut
+// remove a file each time for nothing: after 256 it is cut
 // off.
 const DefaultMaxAbandoned = 256
 

@@ -41,7 +41,8 @@
 # failures really hit the job). Meanwhile a worker with a wrong token,
 # started just before the failures, must be refused. A host Prometheus
 # (Debian's prometheus package) scrapes the coordinator's /metrics, published
-# on the host's loopback, with the token, and evaluates the alert rules of
+# on the host's loopback, with the token, and each worker's own /metrics
+# (worker --http) at its container's address, and evaluates the alert rules of
 # deploy/monitoring/nqueens-rules.yml: `promtool check metrics` must pass on
 # it mid-run; at the end the highest nqueens_solutions Prometheus saw must be
 # the exact total, every alert rule must have been evaluated without error,
@@ -55,9 +56,14 @@
 # except under CI=true, where that is a failure.
 #
 # Knobs (environment): E2E_N and E2E_WANT (board size and its known total,
-# e.g. E2E_N=14 E2E_WANT=365596); E2E_LEASE (3s); E2E_DEPTH (task depth, 5:
+# e.g. E2E_N=14 E2E_WANT=365596; E2E_WANT_UNIQUE, the fundamental count,
+# is checked too when given, and for N=18); E2E_LEASE (3s); E2E_DEPTH (task depth, 5:
 # small tasks make the run last; "auto" lets the coordinator choose);
-# E2E_TIMEOUT (seconds allowed for the count, 240); COMPOSE (the Compose
+# E2E_TIMEOUT (seconds allowed for the count, 240); E2E_START_WAIT (seconds
+# allowed until the first task is done with every worker joined, 120: more
+# for big N, whose first tasks are long); E2E_REJOIN_WAIT (seconds allowed
+# for the coordinator to resume and every worker to rejoin after a kill, 60:
+# a worker rejoins once its running task ends, long for big N); COMPOSE (the Compose
 # command; default `docker compose` when that plugin is there, else
 # docker-compose); E2E_PROJECT (the Compose project name, default
 # nqe2e<time><pid>, unique to the run) and E2E_IMAGE (the image tag it builds
@@ -68,9 +74,13 @@ cd "$(dirname "$0")/.."
 
 n=${E2E_N:-18}
 want=${E2E_WANT:-666090624}
+want_unique=${E2E_WANT_UNIQUE:-}
+[ -n "$want_unique" ] || [ "$n" != 18 ] || want_unique=83263591
 lease=${E2E_LEASE:-3s}
 depth=${E2E_DEPTH:-5}
 run_timeout=${E2E_TIMEOUT:-240}
+start_wait=${E2E_START_WAIT:-120}
+rejoin_wait=${E2E_REJOIN_WAIT:-60}
 workers=4
 lease_s=${lease%s}
 [[ "$lease_s" =~ ^[0-9]+$ ]] || { echo "compose_e2e: E2E_LEASE must be whole seconds like 3s, got $lease" >&2; exit 2; }
@@ -126,6 +136,7 @@ cleanup() {
 	log "cleaning up project $project and image $image"
 	if [ -n "${up_pid:-}" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null; fi
 	[ -z "${bg_pid:-}" ] || kill "$bg_pid" 2>/dev/null
+	[ -z "${rss_pid:-}" ] || kill "$rss_pid" 2>/dev/null
 	if [ -n "${prom_pid:-}" ]; then kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null; fi
 	[ -z "${build_pid:-}" ] || kill "$build_pid" 2>/dev/null
 	dc down --volumes --remove-orphans --timeout 5 >/dev/null 2>&1
@@ -188,6 +199,16 @@ start_prometheus() {
 	port=$(free_port 19090 19190) || fail "no free port for Prometheus in 19090..19190"
 	prom_web=127.0.0.1:$port
 	printf '%s' "$NQUEENS_TOKEN" >"$tmp/token"
+	# The workers' own /metrics (worker --http 0.0.0.0:9090), unpublished:
+	# scraped at each container's address on the project network, which the
+	# host reaches through Docker's bridge.
+	local wid ip targets=""
+	for wid in $(ids worker); do
+		ip=$(docker inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$wid" | awk '{print $1}')
+		[ -z "$ip" ] || targets="$targets${targets:+, }\"$ip:9090\""
+	done
+	[ -n "$targets" ] || fail "no worker container has an address to scrape"
+	printf '[{"targets": [%s]}]\n' "$targets" >"$tmp/workers.json"
 	cat >"$tmp/prometheus.yml" <<-EOF
 		global:
 		  scrape_interval: 500ms
@@ -200,11 +221,14 @@ start_prometheus() {
 		      credentials_file: $tmp/token
 		    static_configs:
 		      - targets: ["$target"]
+		  - job_name: nqueens-worker
+		    file_sd_configs:
+		      - files: ["$tmp/workers.json"]
 	EOF
 	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prometheus" \
 		--web.listen-address="$prom_web" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
 	prom_pid=$!
-	log "prometheus on $prom_web scraping http://$target/metrics every 500ms, evaluating deploy/monitoring/nqueens-rules.yml"
+	log "prometheus on $prom_web scraping http://$target/metrics and the workers' at $targets every 500ms, evaluating deploy/monitoring/nqueens-rules.yml"
 }
 
 # attached NAME: does the coordinator's /api/status list a worker of that
@@ -234,9 +258,9 @@ coord_state() { docker inspect --format '{{.State.Status}} exit={{.State.ExitCod
 # find some but not all tasks committed in the journal, then for progress
 # with all the workers rejoined.
 wait_resumed() {
-	local k=$1 what=$2 until_t=$((SECONDS + 60)) line committed total
+	local k=$1 what=$2 until_t=$((SECONDS + rejoin_wait)) line committed total
 	until [ "$(resumes | wc -l)" -ge "$k" ]; do
-		[ "$SECONDS" -lt "$until_t" ] || fail "no resume $k in the coordinator's log 60s after $what ($(coord_state))"
+		[ "$SECONDS" -lt "$until_t" ] || fail "no resume $k in the coordinator's log ${rejoin_wait}s after $what ($(coord_state))"
 		sleep 0.1
 	done
 	line=$(resumes | sed -n "${k}p")
@@ -247,7 +271,7 @@ wait_resumed() {
 	log "after $what ($((SECONDS - t_down))s down): $line"
 	until since_resume | grep -Eq "$progress_re"; do
 		running "$coord" || fail "the coordinator exited after $what before its $workers workers rejoined ($(coord_state))"
-		[ "$SECONDS" -lt "$until_t" ] || fail "the $workers workers did not rejoin within 60s of $what"
+		[ "$SECONDS" -lt "$until_t" ] || fail "the $workers workers did not rejoin within ${rejoin_wait}s of $what"
 		sleep 0.1
 	done
 	log "all $workers workers rejoined $((SECONDS - t_down))s after $what: $(since_resume | grep -E "$progress_re" | head -n 1)"
@@ -360,13 +384,31 @@ until coord=$(ids coordinator) && [ -n "$coord" ]; do
 	sleep 0.1
 done
 
+# --- The coordinator's peak resident memory over all its processes (it is
+# killed and restarted): its VmHWM, read from the host every second.
+rss_sampler() {
+	local peak=0 pid hwm
+	while :; do
+		pid=$(docker inspect --format '{{.State.Pid}}' "$coord" 2>/dev/null || echo 0)
+		if [ "${pid:-0}" -gt 0 ] && hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$hwm" ] && [ "$hwm" -gt "$peak" ]; then
+			peak=$hwm
+			echo "$peak" >"$tmp/rss_peak_kb"
+		fi
+		sleep 1
+	done
+}
+rss_sampler &
+rss_pid=$!
+rss_peak() { if [ -s "$tmp/rss_peak_kb" ]; then echo "$(($(cat "$tmp/rss_peak_kb") / 1024)) MB"; else echo "unknown (host /proc not readable)"; fi; }
+
 
 # --- Wait until the count is under way: a progress line of the coordinator
 # with tasks done and every worker joined.
 progress_re="progress: tasks_done=[1-9][0-9]* .*workers=$workers\b"
+deadline=$((SECONDS + start_wait))
 until docker logs "$coord" 2>&1 | grep -Eq "$progress_re"; do
 	running "$coord" || fail "the coordinator exited before reporting progress with $workers workers"
-	[ "$SECONDS" -lt "$deadline" ] || fail "no progress with $workers workers in the coordinator's log after 120s"
+	[ "$SECONDS" -lt "$deadline" ] || fail "no progress with $workers workers in the coordinator's log after ${start_wait}s"
 	sleep 0.1
 done
 start_prometheus
@@ -472,6 +514,10 @@ docker logs --tail 12 "$cut_off" 2>&1 | indent
 field() { grep -o "\"$1\": *[0-9]*" <<<"$result" | head -n 1 | grep -o '[0-9]*$' || true; }
 got=$(field solutions)
 [ "$got" = "$want" ] || fail "coordinator reports ${got:-no} solutions for N=$n, want $want"
+if [ -n "$want_unique" ]; then
+	got_unique=$(field unique)
+	[ "$got_unique" = "$want_unique" ] || fail "coordinator reports ${got_unique:-no} fundamental solutions for N=$n, want $want_unique"
+fi
 # The failures really hit the job: the coordinator noticed the killed
 # worker (its log names the container's host name after it joined), and the
 # cut-off worker's lease ran out and was taken back.
@@ -499,13 +545,17 @@ if [ -n "$prom_pid" ]; then
 	log "prometheus: max nqueens_solutions = ${prom_got:-none}, max up = ${prom_up:-none}"
 	[ "$prom_up" = 1 ] || { indent <"$tmp/prometheus.log"; fail "Prometheus never scraped the coordinator (with the token)"; }
 	[ "$prom_got" = "$want" ] || fail "Prometheus' nqueens_solutions is ${prom_got:-absent}, want $want"
+	prom_wtasks=$(prom_query "sum(max_over_time(nqueens_worker_sent_tasks_total{job=\"nqueens-worker\"}[1h]))")
+	log "prometheus: tasks the workers' own /metrics say they sent: ${prom_wtasks:-none}"
+	[ -n "$prom_wtasks" ] && [ "${prom_wtasks%%.*}" -gt 0 ] || fail "Prometheus scraped no worker's /metrics (nqueens_worker_sent_tasks_total)"
 	# The alert rules: loaded, and evaluated without error all along.
 	"$tmp/promcheck" rules --url "http://$prom_web" deploy/monitoring/nqueens-rules.yml >"$tmp/rules.txt" 2>&1 ||
 		{ indent <"$tmp/rules.txt"; fail "the alert rules did not all evaluate in Prometheus"; }
 	echo "--- alert rules in Prometheus"
 	indent <"$tmp/rules.txt"
 	# The dashboard: every panel's query gives data for the moment mid-run.
-	"$tmp/promcheck" dashboard --url "http://$prom_web" --time "$t_mid" --var job=nqueens --var __rate_interval=1m \
+	"$tmp/promcheck" dashboard --url "http://$prom_web" --time "$t_mid" --var job=nqueens --var worker_job=nqueens-worker \
+		--var __rate_interval=1m \
 		deploy/monitoring/nqueens-dashboard.json >"$tmp/dashboard.txt" 2>&1 ||
 		{ indent <"$tmp/dashboard.txt"; fail "a query of the Grafana dashboard failed or gave no data at $t_mid"; }
 	echo "--- Grafana dashboard queries at $t_mid"
@@ -514,4 +564,4 @@ if [ -n "$prom_pid" ]; then
 fi
 deaths="coordinator killed with docker kill"
 [ "$crashes" -eq 0 ] || deaths="coordinator crashed (kill -9, restarted by Docker) and killed with docker kill"
-log "PASS: ($prom_note) N=$n counted $got solutions (want $want), exit 0; $deaths, resumed $(resumes | wc -l) times; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"
+log "PASS: ($prom_note) N=$n counted $got solutions (want $want), exit 0 after ${SECONDS}s, coordinator peak RSS $(rss_peak); $deaths, resumed $(resumes | wc -l) times; one worker killed (exit 137), one cut off for ${cut_for}s > ${lease} lease; a wrong-token worker refused; leases expired=$expired requeued=$requeued"

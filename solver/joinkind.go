@@ -31,28 +31,13 @@ func NewJoinTaskPlan(n int) (Plan, error) {
 }
 
 // joinUnits is NewJoinPlan(n, tasks).NumTasks() without the quarter
-// tables (the same sizing of each configuration's units; a test holds
-// the two equal).
+// tables.
 func joinUnits(n, tasks int) int {
 	if n == 1 {
 		return 1
 	}
-	cfgs := joinConfigs(n)
-	work := make([]float64, len(cfgs))
-	var sum float64
-	for i, c := range cfgs {
-		work[i] = float64(binomial(len(c.free), c.k))
-		if c.rowSym {
-			work[i] /= 4
-		}
-		sum += work[i]
-	}
-	units := 0
-	for i, c := range cfgs {
-		parts := uint64(float64(tasks)*work[i]/sum + 0.5)
-		units += int(max(1, min(parts, binomial(len(c.free), c.k))))
-	}
-	return units
+	_, units := joinLayout(n, tasks)
+	return len(units)
 }
 
 // JoinFundamental returns the fundamental solutions of an n-board from

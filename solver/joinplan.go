@@ -14,7 +14,8 @@ type JoinPlan struct {
 	N     int
 	cfgs  []joinConfig
 	units []joinUnit
-	quads quads // read-only once built: shared by every counter
+	quads quads     // read-only once built: shared by every counter
+	lean  *leanPlan // set when the counters build tables for their row sets instead (joinlean.go)
 }
 
 // joinUnit is the row sets of rank lo..hi-1 of configuration cfg.
@@ -32,6 +33,16 @@ const DefaultJoinTasks = 256
 // least one per fixed-queen configuration; tasks < 1 means
 // DefaultJoinTasks).
 func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
+	var lean uint64
+	if n >= joinLeanFromN {
+		lean = joinLeanEntries
+	}
+	return newJoinPlan(n, tasks, lean)
+}
+
+// newJoinPlan is NewJoinPlan with shared tables (lean = 0) or tables built
+// per chunk of row sets of at most lean quarter placements.
+func newJoinPlan(n, tasks int, lean uint64) (*JoinPlan, error) {
 	if n < 1 || n > joinMaxN {
 		return nil, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)
 	}
@@ -42,28 +53,41 @@ func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
 	if n == 1 {
 		return p, nil
 	}
-	p.cfgs = joinConfigs(n)
-	p.quads = newQuads(n)
+	p.cfgs, p.units = joinLayout(n, tasks)
+	if lean > 0 {
+		p.lean = newLeanPlan(n, lean)
+	} else {
+		p.quads = newQuads(n)
+	}
+	return p, nil
+}
+
+// joinLayout returns the fixed-queen configurations of an n-board (n > 1)
+// and its units for about tasks of them: NewJoinPlan's units, without the
+// quarter tables.
+func joinLayout(n, tasks int) ([]joinConfig, []joinUnit) {
+	cfgs := joinConfigs(n)
 	// Work per configuration in row sets; a mirrored configuration visits
 	// all of its sets but joins about a quarter of them.
-	work := make([]float64, len(p.cfgs))
+	work := make([]float64, len(cfgs))
 	var sum float64
-	for i, c := range p.cfgs {
+	for i, c := range cfgs {
 		work[i] = float64(binomial(len(c.free), c.k))
 		if c.rowSym {
 			work[i] /= 4
 		}
 		sum += work[i]
 	}
-	for i, c := range p.cfgs {
+	var units []joinUnit
+	for i, c := range cfgs {
 		sets := binomial(len(c.free), c.k)
 		parts := uint64(float64(tasks)*work[i]/sum + 0.5)
 		parts = max(1, min(parts, sets))
 		for j := range parts {
-			p.units = append(p.units, joinUnit{cfg: i, lo: sets * j / parts, hi: sets * (j + 1) / parts})
+			units = append(units, joinUnit{cfg: i, lo: sets * j / parts, hi: sets * (j + 1) / parts})
 		}
 	}
-	return p, nil
+	return cfgs, units
 }
 
 // NumTasks returns the number of units of the plan.
@@ -120,6 +144,7 @@ type JoinCounter struct {
 	plain      quads // the plan's west tables, for both halves
 	views      quads // the plan's quarter tables filtered for configuration viewCfg-1
 	viewCfg    int
+	lean       leanState // a lean plan's tables for the row sets at hand
 }
 
 // NewCounter returns a counter for the units of p.
@@ -142,32 +167,40 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 		// Only n = 2, 3 have no east column left: one empty row set.
 		return 0, nil
 	}
+	if p.lean != nil {
+		return jc.countLean(u), nil
+	}
 	var total uint64
 	comb := unrankComb(u.lo, cfg.k)
 	for r := u.lo; r < u.hi; r, comb = r+1, nextComb(comb) {
 		e := cfg.stretch(comb)
-		ok, mult := cfg.canonical(p.N, e)
-		if !ok {
-			continue
-		}
-		q, h := jc.tables(u.cfg), p.N/2
-		jc.east = jc.eastHalf(q, cfg, e, jc.east[:0])
-		if len(jc.east) == 0 {
-			continue
-		}
-		w := cfg.freeRows &^ e
-		jc.west = joinHalf(q[0], q[2], w&(1<<h-1), w>>(p.N-h), cfg.west, jc.west[:0])
-		if cfg.rowSym {
-			pair := uint64(2) // row sets e and its north-south mirror
-			if e == bits.Reverse32(e)>>(32-p.N) {
-				pair = 1
-			}
-			total += cfg.weight * jc.diagPairs(mult, pair)
-		} else {
-			total += cfg.weight * mult * jc.pairs()
+		if ok, mult := cfg.canonical(p.N, e); ok {
+			total += jc.countSet(u.cfg, e, mult)
 		}
 	}
 	return total, nil
+}
+
+// countSet returns what row set e of configuration ci contributes, mult
+// row sets in all (e and its distinct mirror images).
+func (jc *JoinCounter) countSet(ci int, e uint32, mult uint64) uint64 {
+	p := jc.p
+	cfg := &p.cfgs[ci]
+	q, h := jc.tables(ci), p.N/2
+	jc.east = jc.eastHalf(q, cfg, e, jc.east[:0])
+	if len(jc.east) == 0 {
+		return 0
+	}
+	w := cfg.freeRows &^ e
+	jc.west = joinHalf(q[0], q[2], w&(1<<h-1), w>>(p.N-h), cfg.west, jc.west[:0])
+	if cfg.rowSym {
+		pair := uint64(2) // row sets e and its north-south mirror
+		if e == bits.Reverse32(e)>>(32-p.N) {
+			pair = 1
+		}
+		return cfg.weight * jc.diagPairs(mult, pair)
+	}
+	return cfg.weight * mult * jc.pairs()
 }
 
 // eastHalf appends to dst the east half-boards of row set e under
@@ -198,6 +231,9 @@ func (jc *JoinCounter) eastHalf(q *quads, cfg *joinConfig, e uint32, dst []uint6
 func (jc *JoinCounter) tables(i int) *quads {
 	cfg := &jc.p.cfgs[i]
 	nw, sw := jc.p.quads[0], jc.p.quads[2]
+	if jc.p.lean != nil {
+		nw, sw = jc.lean.quads[0], jc.lean.quads[2]
+	}
 	if cfg.fixed == 0 {
 		jc.plain = quads{nw, nw, sw, sw}
 		return &jc.plain

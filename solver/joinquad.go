@@ -51,7 +51,7 @@ type quarter struct{ n, h, row0, col0 int }
 func (q quarter) placements() []quadPlacement {
 	w := quarterWalk{q: q}
 	w.rec(0, 0, 0, 0, 0)
-	w.out = make([]quadPlacement, 0, w.size)
+	w.out, w.store = make([]quadPlacement, 0, w.size), true
 	w.rec(0, 0, 0, 0, 0)
 	return w.out
 }
@@ -59,18 +59,27 @@ func (q quarter) placements() []quadPlacement {
 // quarterWalk is the state of quarter.placements: a direct recursion,
 // cheaper than a closure's.
 type quarterWalk struct {
-	q    quarter
-	size int
-	out  []quadPlacement
+	q     quarter
+	size  int
+	out   []quadPlacement
+	store bool     // append the placements to out; else count them in size
+	sizes []uint32 // if set, count them here by row set instead
+	want  []bool   // if set, the walk keeps to rows whose prefix p of i rows has want[1<<i|p]
 }
 
 func (w *quarterWalk) rec(i int, rows, cols uint32, a, d uint64) {
 	q := &w.q
+	if w.want != nil && !w.want[1<<i|rows] {
+		return
+	}
 	if i == q.h {
-		if w.out == nil {
-			w.size++
-		} else {
+		switch {
+		case w.sizes != nil:
+			w.sizes[rows]++
+		case w.store:
 			w.out = append(w.out, quadPlacement{rows, cols, a, d})
+		default:
+			w.size++
 		}
 		return
 	}

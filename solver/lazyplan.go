@@ -15,7 +15,7 @@ const MaxLazyTasks = 1 << 27
 // NewLazyPlan plans the same tasks as NewPlan, in the same order and with
 // the same fingerprint, without holding their prefixes: Tasks is nil, and
 // Len and Prefix answer from the border placements, working a prefix out
-// again when it is asked for (issue 11: a coordinator with 10^7 tasks
+// again when it is asked for (a coordinator with 10^7 tasks
 // keeps a few bytes per task, not a slice each). Depth may go to MaxDepth
 // and the plan to MaxLazyTasks tasks.
 func NewLazyPlan(n, depth int, kind Kind) (Plan, error) {

@@ -6,7 +6,7 @@ import "fmt"
 // n-board, in order: the prefixes one value longer that together cover
 // exactly what prefix covers, so that the sum of CountTask over them is
 // CountTask of prefix. A coordinator splits a task into its children when
-// the task is too big for its cluster (issue 11); nothing limits the
+// the task is too big for its cluster; nothing limits the
 // depth but the board. It returns nil, with no error, for a prefix that
 // cannot be split: one whose next free row is the last, which the search
 // keeps for the queen of the last row, or one without children (it counts

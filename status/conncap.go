@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Connection bounds of the status server (issue 23 D2): 20,000 keep-alive
+// Connection bounds of the status server: 20,000 keep-alive
 // connections that each asked /healthz once held 20,000 file descriptors,
 // so a worker could not join the coordinator's gRPC port. The page, its
 // stream and a Prometheus scrape need a handful.

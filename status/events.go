@@ -4,19 +4,33 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 )
 
 // events streams server-sent events until the client goes or the server
-// stops: "status" (an APIStatus with ?workers=K rows, DefaultPageWorkers
-// by default: TopWorkers) at once and every Interval, and "event"
-// (an APIEvent) for each new event as it happens (polled every eventPoll).
-// Streams beyond MaxStreams get 503; EventSource retries by itself.
+// stops: "status" (an APIStatus whose workers_attached is empty: the
+// rows go apart) at once and every Interval; with it, to a stream that
+// asked for rows, "workers" (an APIWorkers: the ?workers=K rows that
+// TopWorkers keeps, DefaultPageWorkers when absent, all with "all", none
+// with 0), the first in full and then only the rows that changed and the
+// ids of those gone; and "event" (an APIEvent) for each new event as it
+// happens (polled every eventPoll), after ?after=SEQ when given (a page
+// that reconnects has the earlier ones). The page asks for rows only
+// while it shows the list. Streams beyond MaxStreams get 503; EventSource
+// retries by itself.
 func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	rows, err := workerRows(r, DefaultPageWorkers)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
+	}
+	var last uint64
+	if v := r.FormValue("after"); v != "" {
+		if last, err = strconv.ParseUint(v, 10, 64); err != nil {
+			http.Error(w, fmt.Sprintf("after=%q: want an event's seq", v), http.StatusBadRequest)
+			return
+		}
 	}
 	select {
 	case h.streams <- struct{}{}:
@@ -33,7 +47,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprintf(w, "retry: 2000\n\n")
-	var last uint64
+	var diff workerDiff
 	// A page that opens late still shows the recent history.
 	send := func() error {
 		evs := h.src.Events(last)
@@ -48,6 +62,12 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	status := func() error {
 		a := h.snapshot()
 		a.TopWorkers(rows)
+		if rows != 0 {
+			if err := sse(w, "workers", diff.next(a.WorkersAttached, h.opts.Now())); err != nil {
+				return err
+			}
+		}
+		a.WorkersAttached = []APIWorker{}
 		if err := sse(w, "status", a); err != nil {
 			return err
 		}

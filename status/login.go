@@ -14,7 +14,7 @@ import (
 	"github.com/nqueens/nqueens/auth"
 )
 
-// Login bounds (issue 23 D9): /login took about 7,000 guesses a second on
+// Login bounds: /login took about 7,000 guesses a second on
 // one connection, each an INFO line, and its cookie never expired.
 const (
 	// CookieTTL is how long a login lasts: the cookie carries its end,

@@ -102,6 +102,34 @@ type collector struct {
 	leases, expired, requeued, rejected, conflicts, duplicates *prometheus.Desc
 	verified, quarantined, workDone, workTotal, busy, eta      *prometheus.Desc
 	done, restored, splits, runs, jobInfo                      *prometheus.Desc
+	trust                                                      trustDescs
+}
+
+// trustDescs say how far the total can be trusted (coordinator.Summary's
+// CheckedAgainstPublished, verified share and NodesSaturated).
+type trustDescs struct {
+	checked, verifiedSols, verifiedFrac, nodesSaturated *prometheus.Desc
+}
+
+func newTrustDescs(d func(name, help string, labels ...string) *prometheus.Desc) trustDescs {
+	return trustDescs{
+		checked:        d("nqueens_checked_against_published", "1 when the sums are compared with the board's published count (on every commit and at the end; a job whose sums differ fails), 0 for a board nobody has counted, a pinned run or a synthetic load."),
+		verifiedSols:   d("nqueens_verified_solutions_total", "Solutions in the committed tasks confirmed by a second computation."),
+		verifiedFrac:   d("nqueens_verified_fraction", "Share (0..1) of the committed tasks, or of the solutions counted, that a second computation confirmed: the evidence for a total that nqueens_checked_against_published says is not checked.", "of"),
+		nodesSaturated: d("nqueens_nodes_saturated", "1 when the node counter stopped at 2^64-1 (nqueens_nodes_total is then a lower bound), else 0."),
+	}
+}
+
+// collect sends the trust metrics of sum.
+func (t trustDescs) collect(ch chan<- prometheus.Metric, sum coordinator.Summary) {
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	gauge(t.checked, b2f(sum.CheckedAgainstPublished))
+	ch <- prometheus.MustNewConstMetric(t.verifiedSols, prometheus.CounterValue, float64(sum.VerifiedSolutions))
+	gauge(t.verifiedFrac, sum.VerifiedFraction, "tasks")
+	gauge(t.verifiedFrac, sum.VerifiedSolutionsFraction, "solutions")
+	gauge(t.nodesSaturated, b2f(sum.NodesSaturated))
 }
 
 func newCollector(src Source) *collector {
@@ -136,6 +164,7 @@ func newCollector(src Source) *collector {
 		done:        d("nqueens_done", "1 once every task is committed or the job failed, else 0."),
 		restored:    d("nqueens_restored_tasks", "Tasks committed by an earlier run and read from the journal."),
 		jobInfo:     d("nqueens_job_info", "The job this coordinator runs: always 1, with its board size, kind (count, all, unique, pinned), plan depth and counting engine as labels.", "n", "kind", "depth", "engine"),
+		trust:       newTrustDescs(d),
 	}
 }
 
@@ -143,7 +172,8 @@ func newCollector(src Source) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.solutions, c.unique, c.tasks, c.planTasks, c.nodes, c.workers, c.slots,
 		c.workerTasks, c.workerNodes, c.leases, c.expired, c.requeued, c.rejected, c.conflicts, c.duplicates, c.splits,
-		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored, c.runs, c.jobInfo} {
+		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored, c.runs, c.jobInfo,
+		c.trust.checked, c.trust.verifiedSols, c.trust.verifiedFrac, c.trust.nodesSaturated} {
 		ch <- d
 	}
 }
@@ -186,6 +216,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(c.done, b2f(s.Done))
 	gauge(c.restored, float64(s.Restored))
+	c.trust.collect(ch, sum)
 }
 
 // workerSum is one worker label's figures.

@@ -23,7 +23,7 @@ const (
 	// reading; /events and pprof lift it for themselves.
 	writeTimeout = 30 * time.Second
 	// idleTimeout closes keep-alive connections nobody uses: a page or a
-	// scraper that comes back later opens a new one (issue 23 D2).
+	// scraper that comes back later opens a new one.
 	idleTimeout = 15 * time.Second
 	// maxHeaderBytes bounds a request's headers: a token and a cookie fit
 	// many times over.

@@ -23,7 +23,7 @@ type Source interface {
 // committed tasks are on disk (fsynced, restored ones included). Committed
 // tasks are counted as a worker's result is accepted, up to one journal
 // sync before they are durable; a display shows both so nobody takes the
-// one for the other (issue 23 D11).
+// one for the other.
 type Durable interface {
 	DurableTasks() int
 }
@@ -114,7 +114,7 @@ func workerRate(w coordinator.WorkerStatus, now time.Time) float64 {
 
 // floor keeps the progress one display shows from going backwards: the
 // estimate of the total grows as big tasks report their nodes, and a
-// fraction that falls would read as lost work (issue 23, D11). A display
+// fraction that falls would read as lost work. A display
 // holds one and passes each fraction through it.
 type floor struct {
 	mu   sync.Mutex

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // How long a worker may stay silent (no heartbeat, batch or result)
@@ -109,4 +110,68 @@ func workerRows(r interface{ FormValue(string) string }, def int) (int, error) {
 		return 0, fmt.Errorf("workers=%q: want a number of rows or all", v)
 	}
 	return k, nil
+}
+
+// APIWorkers is the "workers" message of /events, sent with each status
+// message to a stream that asked for rows (?workers=K, K > 0, or all):
+// the rows TopWorkers keeps, as changes to what the stream sent before.
+// The first is Full (every kept row); after it, Rows holds only the rows
+// that are new or whose worker did something (a heartbeat, a batch, a
+// result, a lease) and Gone the ids of rows no longer kept (the worker
+// left, or others took its place). A page keeps the rows by id, applies
+// each message, and works out each row's silence and rate from Now, the
+// server's clock (LastSeen and Nodes over Joined, as APIWorker's own
+// fields are), so an idle worker's row is not sent again just because
+// time passed. A page that reconnects gets a Full message again.
+type APIWorkers struct {
+	Full bool        `json:"full"`
+	Now  time.Time   `json:"now"`
+	Rows []APIWorker `json:"rows"`
+	Gone []string    `json:"gone"` // ids (APIWorker.ID) of rows to drop
+}
+
+// rowKey names a row from one message to the next: its session's id, or
+// its name for a Source that gives none.
+func rowKey(w APIWorker) string {
+	if w.ID != "" {
+		return w.ID
+	}
+	return w.Name
+}
+
+// sameRow reports whether a and b say the same of a worker, leaving out
+// NodesPerSec and SilentSeconds: they follow from the other fields and the
+// clock, and change every second for every worker.
+func sameRow(a, b APIWorker) bool {
+	return a.Name == b.Name && a.ID == b.ID && a.Address == b.Address && a.Version == b.Version &&
+		a.Slots == b.Slots && a.Leases == b.Leases && a.Tasks == b.Tasks && a.Nodes == b.Nodes &&
+		a.Joined.Equal(b.Joined) && a.LastSeen.Equal(b.LastSeen)
+}
+
+// workerDiff is what one /events stream has sent of the worker rows, so
+// that it sends only what changed (APIWorkers).
+type workerDiff struct {
+	sent map[string]APIWorker // by rowKey; nil before the first message
+}
+
+// next returns the message that brings a page holding d.sent to rows, and
+// remembers rows as sent.
+func (d *workerDiff) next(rows []APIWorker, now time.Time) APIWorkers {
+	m := APIWorkers{Full: d.sent == nil, Now: now, Rows: []APIWorker{}, Gone: []string{}}
+	kept := make(map[string]APIWorker, len(rows))
+	for _, w := range rows {
+		k := rowKey(w)
+		kept[k] = w
+		if old, ok := d.sent[k]; !ok || !sameRow(old, w) {
+			m.Rows = append(m.Rows, w)
+		}
+	}
+	for k := range d.sent {
+		if _, ok := kept[k]; !ok {
+			m.Gone = append(m.Gone, k)
+		}
+	}
+	slices.Sort(m.Gone)
+	d.sent = kept
+	return m
 }

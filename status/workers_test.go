@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,26 +99,16 @@ func TestWorkersAtScale(t *testing.T) {
 		t.Errorf("50 rows take %d bytes, more than a tenth of the %d of 1000", len(topBody), len(fullBody))
 	}
 
-	resp, err := http.Get(base + "/events")
-	if err != nil {
-		t.Fatal(err)
+	st := openStream(t, base+"/events")
+	var ws APIWorkers
+	st.next(t, "workers", &ws)
+	var ev APIStatus
+	st.next(t, "status", &ev)
+	if n := rowNames(ws.Rows); !ws.Full || len(n) != DefaultPageWorkers || n[0] != "w0902" {
+		t.Errorf("/events workers: full %v, %d rows from %v; want a full message of %d from w0902", ws.Full, len(n), n[:min(len(n), 3)], DefaultPageWorkers)
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok || !strings.Contains(data, `"worker_states"`) {
-			continue
-		}
-		var ev APIStatus
-		if err := json.Unmarshal([]byte(data), &ev); err != nil {
-			t.Fatal(err)
-		}
-		if n := rowNames(ev.WorkersAttached); len(n) != DefaultPageWorkers || n[0] != "w0902" || ev.WorkerStates.Total != 1000 {
-			t.Errorf("/events status: %d rows from %v, %d workers; want %d from w0902 of 1000", len(n), n[:min(len(n), 3)], ev.WorkerStates.Total, DefaultPageWorkers)
-		}
-		break
+	if len(ev.WorkersAttached) != 0 || ev.WorkerStates != want {
+		t.Errorf("/events status: %d rows, states %+v; want none (they go in workers messages) and %+v", len(ev.WorkersAttached), ev.WorkerStates, want)
 	}
 	for _, q := range []string{"workers=-1", "workers=lots"} {
 		if r, _ := get(t, http.DefaultClient, base+"/api/status?"+q); r.StatusCode != http.StatusBadRequest {
@@ -142,5 +134,157 @@ func BenchmarkStatusMessage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// stream reads the server-sent events of one /events response.
+type stream struct {
+	resp *http.Response
+	sc   *bufio.Scanner
+}
+
+// openStream GETs url, a /events address, for the test's lifetime.
+func openStream(t *testing.T, url string) *stream {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 4<<20)
+	return &stream{resp, sc}
+}
+
+// message returns the next message's name and data.
+func (s *stream) message(t *testing.T) (string, []byte) {
+	t.Helper()
+	name := ""
+	for s.sc.Scan() {
+		line := s.sc.Text()
+		if v, ok := strings.CutPrefix(line, "event: "); ok {
+			name = v
+		} else if v, ok := strings.CutPrefix(line, "data: "); ok {
+			return name, []byte(v)
+		}
+	}
+	t.Fatalf("the stream ended: %v", s.sc.Err())
+	return "", nil
+}
+
+// next decodes the next message called name into v, skipping others.
+func (s *stream) next(t *testing.T, name string, v any) {
+	t.Helper()
+	for {
+		got, data := s.message(t)
+		if got != name {
+			continue
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("%s message %s: %v", name, data, err)
+		}
+		return
+	}
+}
+
+// rowsJob is a fakeJob whose attached workers the test sets.
+type rowsJob struct {
+	*fakeJob
+	mu      sync.Mutex
+	workers []coordinator.WorkerStatus
+}
+
+func (j *rowsJob) Status() coordinator.Status {
+	s := j.fakeJob.Status()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s.Workers = slices.Clone(j.workers)
+	return s
+}
+
+// set changes the workers at once, so one message carries all the change.
+func (j *rowsJob) set(f func(ws []coordinator.WorkerStatus) []coordinator.WorkerStatus) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.workers = f(j.workers)
+}
+
+// TestEventsWorkerDeltas reads the real /events stream of a job whose
+// workers change: the first workers message holds every row; after it
+// a worker that did nothing is not sent again, though the clock moves
+// its silence and rate on; a worker that sent a result is, with its new
+// figures; one that left is in gone; one that joined comes whole. A page
+// that asks for no rows (?workers=0) gets no workers messages, and a new
+// stream starts again from a full message.
+func TestEventsWorkerDeltas(t *testing.T) {
+	start := time.Now().Add(-time.Minute)
+	w := func(id string, tasks uint64) coordinator.WorkerStatus {
+		return coordinator.WorkerStatus{ID: id, Name: "name-" + id, Addr: "127.0.0.1:1", Slots: 1, Leases: 1,
+			Tasks: tasks, Nodes: tasks * 1000, Joined: start, LastSeen: start.Add(30 * time.Second)}
+	}
+	job := &rowsJob{fakeJob: newFakeJob(4), workers: []coordinator.WorkerStatus{w("a", 1), w("b", 2), w("c", 3)}}
+	base := serve(t, NewHandler(job, Options{Interval: 20 * time.Millisecond}))
+	st := openStream(t, base+"/events")
+	var m APIWorkers
+	st.next(t, "workers", &m)
+	if got := rowNames(m.Rows); !m.Full || strings.Join(got, " ") != "name-a name-b name-c" || len(m.Gone) != 0 {
+		t.Fatalf("first workers message: full %v, rows %v, gone %v; want a full message of a, b, c", m.Full, got, m.Gone)
+	}
+	for i := range 3 { // 60 ms: every row's silence and rate have moved
+		st.next(t, "workers", &m)
+		if m.Full || len(m.Rows) != 0 || len(m.Gone) != 0 {
+			t.Fatalf("workers message %d with nothing changed: full %v, rows %v, gone %v; want an empty delta", i+2, m.Full, rowNames(m.Rows), m.Gone)
+		}
+	}
+	job.set(func(ws []coordinator.WorkerStatus) []coordinator.WorkerStatus {
+		ws[1].Tasks, ws[1].Nodes, ws[1].LastSeen = 5, 5000, time.Now()
+		return ws[:2] // c leaves
+	})
+	for m.Full || len(m.Rows)+len(m.Gone) == 0 { // a message may have been on its way
+		st.next(t, "workers", &m)
+	}
+	if len(m.Rows) != 1 || m.Rows[0].ID != "b" || m.Rows[0].Tasks != 5 || !slices.Equal(m.Gone, []string{"c"}) {
+		t.Errorf("after b sent a result and c left: rows %+v, gone %v; want only b with 5 tasks, gone [c]", m.Rows, m.Gone)
+	}
+	job.set(func(ws []coordinator.WorkerStatus) []coordinator.WorkerStatus { return append(ws, w("d", 0)) })
+	for len(m.Rows) == 0 || m.Rows[0].ID == "b" {
+		st.next(t, "workers", &m)
+	}
+	if got := rowNames(m.Rows); strings.Join(got, " ") != "name-d" || len(m.Gone) != 0 {
+		t.Errorf("after d joined: rows %v, gone %v; want only d", got, m.Gone)
+	}
+
+	again := openStream(t, base+"/events?workers=all")
+	again.next(t, "workers", &m)
+	if got := rowNames(m.Rows); !m.Full || len(got) != 3 {
+		t.Errorf("a new stream's first workers message: full %v, rows %v; want a full message of a, b, d", m.Full, got)
+	}
+	none := openStream(t, base+"/events?workers=0")
+	for statuses := 0; statuses < 3; {
+		name, data := none.message(t)
+		switch name {
+		case "workers":
+			t.Fatalf("?workers=0 got a workers message: %s", data)
+		case "status":
+			statuses++
+		}
+	}
+}
+
+// TestEventsAfter: ?after=SEQ leaves out the events a reconnecting page
+// has; a bad one is a 400.
+func TestEventsAfter(t *testing.T) {
+	base := serve(t, NewHandler(newFakeJob(4), Options{Interval: 20 * time.Millisecond}))
+	st := openStream(t, base+"/events?workers=0&after=1")
+	var e APIEvent
+	st.next(t, "event", &e)
+	if e.Seq != 2 {
+		t.Errorf("the first event after 1 has seq %d, want 2", e.Seq)
+	}
+	if r, _ := get(t, http.DefaultClient, base+"/events?after=x"); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("/events?after=x: %d, want 400", r.StatusCode)
 	}
 }

@@ -12,14 +12,18 @@
 // version) ends it with ErrRefused. Then it opens one Work stream, a
 // session (session.go): sendLoop is the stream's only sender, recvLoop
 // feeds serve, heartbeatLoop reports the leases held at the interval the
-// coordinator asked for, and startTask runs each leased task on its own
-// goroutine (counts through solver.CountTask, listings through
-// solver.ListTask, whose class representatives it streams in batches of at
-// most BatchBytes), returning a credit when it ends. A worker that made
+// coordinator asked for, and startTask queues each leased task, in lease
+// order, for the slots' goroutines (counts through solver.CountTask,
+// listings through solver.ListTask, whose class representatives it
+// streams in batches of at most BatchBytes), returning a credit when it
+// ends. A worker that made
 // the job's plan itself (runs.go) says so in its first Ready and may be
 // leased runs of consecutive tasks, which one slot computes in turn and
 // one Result reports. A Cancel stops a
 // task; a broken stream makes Run join again; on ctx cancellation finish
 // hands the leases back (Release) before Run returns. Config.DialOptions
-// takes TLS credentials and the join token (package auth).
+// takes TLS credentials and the join token (package auth). Config.Count
+// replaces the solver for counting tasks: nqbench cluster runs a thousand
+// of these sessions in one process, each answering from a table of known
+// counts, so the load generator speaks the protocol through this code.
 package worker

@@ -70,7 +70,7 @@ func join(ctx context.Context, client nqueenspb.CoordinatorServiceClient, cfg Co
 		client: client, cfg: cfg, log: log,
 		req: &nqueenspb.JoinRequest{
 			Name: cfg.Name, Slots: uint32(cfg.Slots),
-			SolverVersion: solverVersion, BuildVersion: version.Get().String(), Batches: true,
+			SolverVersion: solverVersion, BuildVersion: version.Get().String(), Batches: !cfg.NoBatches,
 		},
 		deadline: time.Now().Add(cfg.JoinTimeout),
 	}

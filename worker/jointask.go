@@ -52,8 +52,10 @@ func (j *joinTasks) load() error {
 	return j.err
 }
 
-// run counts one leased join unit. The count is not interruptible; a
-// cancelled lease's result is discarded by the caller.
+// run counts one leased join unit: with the join, or for a verification
+// lease with the backtracker up to solver.JoinVerifyMaxN, so that two
+// different algorithms count each sampled unit. The count is not
+// interruptible; a cancelled lease's result is discarded by the caller.
 func (j *joinTasks) run(ctx context.Context, a *nqueenspb.Assign) *nqueenspb.Result {
 	start := time.Now()
 	res := &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId()}
@@ -73,6 +75,17 @@ func (j *joinTasks) run(ctx context.Context, a *nqueenspb.Assign) *nqueenspb.Res
 	}
 	if err := j.load(); err != nil {
 		res.Failure = err.Error()
+		return res
+	}
+	if a.GetVerify() && int(j.job.GetN()) <= solver.JoinVerifyMaxN {
+		// A verification: the backtracker must agree with the join.
+		c, err := solver.JoinTaskBacktrack(int(j.job.GetN()), solver.Task{Index: idx, Prefix: []int{idx}})
+		if err != nil {
+			res.Failure = err.Error()
+			return res
+		}
+		res.Total, res.Nodes = c.Total, c.Nodes // nodes: the sign of a backtracked count
+		res.Elapsed = durationpb.New(time.Since(start))
 		return res
 	}
 	var jc *solver.JoinCounter

@@ -26,14 +26,14 @@ func TestRunPinnedTask(t *testing.T) {
 	var listed []string
 	for _, task := range plan.Tasks {
 		a := pinnedAssign(plan, task)
-		res := runTask(context.Background(), a, nil)
+		res := runTask(context.Background(), a, solver.CountTask, nil)
 		if res.GetFailure() != "" || res.GetUnique() != 0 {
 			t.Fatalf("task %v: %+v", task.Prefix, res)
 		}
 		total += res.GetTotal()
 		a.WantSolutions = true
 		var streamed uint64
-		lres := runTask(context.Background(), a, func(b *nqueenspb.SolutionBatch) bool {
+		lres := runTask(context.Background(), a, solver.CountTask, func(b *nqueenspb.SolutionBatch) bool {
 			cols := make([]int, 8)
 			for i := 0; i < len(b.GetPacked()); i += 8 {
 				packed.Unpack(cols, b.GetPacked()[i:i+8])
@@ -76,12 +76,12 @@ func TestRunPinnedTaskRefused(t *testing.T) {
 		{[]uint32{1, 2, 0, 0, 0, 0, 0, 0}, "diagonal"},
 	} {
 		a := &nqueenspb.Assign{N: 8, Kind: nqueenspb.TaskKind_TASK_KIND_PINNED, PinnedColumns: tt.cols}
-		if res := runTask(context.Background(), a, nil); !strings.Contains(res.GetFailure(), tt.want) {
+		if res := runTask(context.Background(), a, solver.CountTask, nil); !strings.Contains(res.GetFailure(), tt.want) {
 			t.Errorf("pinned columns %v: failure %q, want %q", tt.cols, res.GetFailure(), tt.want)
 		}
 	}
 	a := &nqueenspb.Assign{N: 8, Kind: nqueenspb.TaskKind_TASK_KIND_ALL}
-	if res := runTask(context.Background(), a, nil); !strings.Contains(res.GetFailure(), "unsupported task kind") {
+	if res := runTask(context.Background(), a, solver.CountTask, nil); !strings.Contains(res.GetFailure(), "unsupported task kind") {
 		t.Errorf("TASK_KIND_ALL: failure %q", res.GetFailure())
 	}
 }

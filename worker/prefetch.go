@@ -21,10 +21,11 @@ const ewmaWeight = 0.2
 // Result's linger and the journal's fsync window) at the pace tasks finish
 // (measured from their durations), at least the configured minimum, at
 // most maxPrefetchPerSlot per slot. Twice, because the mean hides the
-// slow round trips, and a dry reserve idles every slot. Safe for
-// concurrent use.
+// slow round trips, and a dry reserve idles every slot. A fixed reserve
+// stays at the minimum (Config.FixedPrefetch). Safe for concurrent use.
 type prefetch struct {
 	slots, min int
+	fixed      bool
 
 	mu      sync.Mutex
 	task    float64              // mean task duration, seconds (0: none yet)
@@ -34,8 +35,8 @@ type prefetch struct {
 	held    int                  // leases assigned and not yet finished: never more than granted
 }
 
-func newPrefetch(slots, min int) *prefetch {
-	return &prefetch{slots: slots, min: min, sent: make(map[uint64]time.Time), granted: slots + min}
+func newPrefetch(slots, min int, fixed bool) *prefetch {
+	return &prefetch{slots: slots, min: min, fixed: fixed, sent: make(map[uint64]time.Time), granted: slots + min}
 }
 
 // initial is the credits of the first Ready.
@@ -43,7 +44,7 @@ func (p *prefetch) initial() int { return p.slots + p.min }
 
 // reserveLocked is the reserve wanted now.
 func (p *prefetch) reserveLocked() int {
-	if p.task <= 0 || p.rtt <= 0 {
+	if p.fixed || p.task <= 0 || p.rtt <= 0 {
 		return p.min
 	}
 	want := int(math.Ceil(2*float64(p.slots)*p.rtt/p.task)) + 1

@@ -31,7 +31,7 @@ func TestRunRangeCounts(t *testing.T) {
 			t.Fatalf("depth %d: the worker made no plan for runs", depth)
 		}
 		for _, r := range [][2]int{{0, 1}, {3, min(40, want.Len()-3)}, {want.Len() - 17, 17}} {
-			res := runRange(context.Background(), runAssign(p, r[0], r[1]), p)
+			res := runRange(context.Background(), runAssign(p, r[0], r[1]), p, solver.CountTask)
 			if res.GetFailure() != "" || len(res.GetRunCounts()) != 3*r[1] {
 				t.Fatalf("depth %d run %v: failure %q, %d counts", depth, r, res.GetFailure(), len(res.GetRunCounts()))
 			}
@@ -69,7 +69,7 @@ func TestRunRangeRefuses(t *testing.T) {
 		"a listing":     {listing, p},
 		"another board": {&nqueenspb.Assign{TaskId: runAssign(p, 0, 2).GetTaskId(), N: 11, Kind: nqueenspb.TaskKind_TASK_KIND_COUNT, Run: 2}, p},
 	} {
-		if res := runRange(context.Background(), tc.a, tc.plan); res.GetFailure() == "" || len(res.GetRunCounts()) != 0 {
+		if res := runRange(context.Background(), tc.a, tc.plan, solver.CountTask); res.GetFailure() == "" || len(res.GetRunCounts()) != 0 {
 			t.Errorf("%s: failure %q, %d counts; want a failure and no counts", name, res.GetFailure(), len(res.GetRunCounts()))
 		}
 	}

@@ -44,9 +44,9 @@ type session struct {
 	sendErr chan error                  // sendLoop's failure (capacity 1)
 	sent    chan struct{}               // closed when sendLoop has ended
 	msgs    chan recv                   // what recvLoop received
-	run     chan func()                 // to the runners: one goroutine per slot computes tasks
+	run     chan func()                 // the leased tasks, in order, to the runners: one goroutine per slot
 	pf      *prefetch                   // how many leases to hold in reserve
-	batches bool                        // the coordinator reads ResultBatch
+	batches bool                        // the coordinator reads ResultBatch, and the worker asked for batches
 	plan    solver.Plan                 // the job's plan, for runs of tasks (runs.go); zero: no runs
 	join    *joinTasks                  // a join job's plan and counters (jointask.go); nil for other jobs
 	peer    *loglimit.Limiter           // the lines the coordinator can cause at will
@@ -55,7 +55,7 @@ type session struct {
 	tasks map[uint64]context.CancelFunc // guarded by mu: the leases held, by id
 
 	loops    sync.WaitGroup // sendLoop, heartbeatLoop, recvLoop
-	running  sync.WaitGroup // one per leased task
+	running  sync.WaitGroup // one per lease held: Done when it is settled
 	runners  sync.WaitGroup // the slots' goroutines
 	finished bool           // finish has run (serve's goroutine only)
 }
@@ -98,10 +98,10 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		sendErr: make(chan error, 1),
 		sent:    make(chan struct{}),
 		msgs:    make(chan recv),
-		run:     make(chan func()),
+		run:     make(chan func(), maxLeases(cfg)),
 		tasks:   make(map[uint64]context.CancelFunc),
-		pf:      newPrefetch(cfg.Slots, cfg.Prefetch),
-		batches: jr.GetBatches(),
+		pf:      newPrefetch(cfg.Slots, cfg.Prefetch, cfg.FixedPrefetch),
+		batches: jr.GetBatches() && !cfg.NoBatches,
 		plan:    plan,
 		join:    newJoinTasks(jr.GetJob(), cfg.Slots),
 	}
@@ -118,6 +118,13 @@ func openSession(client nqueenspb.CoordinatorServiceClient, cfg Config, jr *nque
 		s.runners.Go(s.runner)
 	}
 	return s, nil
+}
+
+// maxLeases is the most leases a session holds at once (prefetch.go):
+// every slot and the largest reserve. The queue of tasks holds them all,
+// so that queueing one never blocks serve.
+func maxLeases(cfg Config) int {
+	return cfg.Slots + max(cfg.Prefetch, maxPrefetchPerSlot*cfg.Slots)
 }
 
 // runner computes tasks, one at a time, until finish closes run. A slot
@@ -219,56 +226,72 @@ func (s *session) ack(a *nqueenspb.Ack) {
 	}
 }
 
-// startTask holds a new lease and runs its task on its own goroutine; the
-// task waits for a free slot first when it was prefetched.
+// startTask holds a new lease and queues its task for the slots, in the
+// order leased; a prefetched task waits in the queue for a free slot. A
+// lease that ends while queued (a Cancel, finish) is settled at once by
+// its context's AfterFunc, so its credit comes back without waiting for
+// a slot; a slot that takes the task first stops the AfterFunc. A slot
+// settles the tasks it computes itself: their Results are queued the
+// moment they are computed, one after the other, rather than when a
+// goroutine per lease is next scheduled, so that the Results of tasks of
+// microseconds leave together.
 func (s *session) startTask(ctx context.Context, a *nqueenspb.Assign) {
 	tctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.tasks[a.GetLeaseId()] = cancel
 	s.mu.Unlock()
 	s.log.Debug("task leased", "task", a.GetTaskId().GetIndex(), "lease_id", a.GetLeaseId())
-	s.running.Go(func() {
-		defer cancel()
-		s.runLeased(tctx, a)
-	})
-}
-
-// runLeased computes one leased task, sends its Result unless the lease
-// was cancelled or handed back meanwhile, and returns the slot's credit.
-func (s *session) runLeased(ctx context.Context, a *nqueenspb.Assign) {
-	var res *nqueenspb.Result
-	var took time.Duration
-	ran := make(chan struct{})
-	compute := func() {
-		defer close(ran)
-		if ctx.Err() != nil {
-			return
+	s.running.Add(1)
+	end := func(res *nqueenspb.Result, took time.Duration) {
+		s.settle(tctx, a, res, took)
+		cancel()
+		s.running.Done()
+	}
+	stop := context.AfterFunc(tctx, func() { end(nil, 0) }) // ended before a slot took it
+	task := func() {
+		if !stop() {
+			return // settled by the AfterFunc
 		}
-		s.cfg.Stats.computing(1)
-		defer s.cfg.Stats.computing(-1)
-		start := time.Now()
-		switch {
-		case a.GetKind() == nqueenspb.TaskKind_TASK_KIND_JOIN:
-			res = s.join.run(ctx, a)
-		case a.GetRun() > 1:
-			res = runRange(ctx, a, s.plan)
-		default:
-			res = runTask(ctx, a, func(b *nqueenspb.SolutionBatch) bool {
-				return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
-			})
-		}
-		took = time.Since(start)
+		res, took := s.compute(tctx, a)
+		end(res, took)
 	}
 	select {
-	case s.run <- compute: // a slot is free
-		<-ran
-	case <-ctx.Done():
+	case s.run <- task:
+	case <-tctx.Done(): // the worker stops while the queue is full: the AfterFunc settles the lease
 	}
+}
+
+// compute runs one leased task and returns its Result and how long it
+// took; nil when the lease ended before it started.
+func (s *session) compute(ctx context.Context, a *nqueenspb.Assign) (*nqueenspb.Result, time.Duration) {
+	if ctx.Err() != nil {
+		return nil, 0
+	}
+	s.cfg.Stats.computing(1)
+	defer s.cfg.Stats.computing(-1)
+	start := time.Now()
+	var res *nqueenspb.Result
+	switch {
+	case a.GetKind() == nqueenspb.TaskKind_TASK_KIND_JOIN:
+		res = s.join.run(ctx, a)
+	case a.GetRun() > 1:
+		res = runRange(ctx, a, s.plan, s.cfg.Count)
+	default:
+		res = runTask(ctx, a, s.cfg.Count, func(b *nqueenspb.SolutionBatch) bool {
+			return s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_SolutionBatch{SolutionBatch: b}})
+		})
+	}
+	return res, time.Since(start)
+}
+
+// settle ends a lease: it sends the Result unless the lease was cancelled
+// or handed back meanwhile, and returns the lease's credit.
+func (s *session) settle(ctx context.Context, a *nqueenspb.Assign, res *nqueenspb.Result, took time.Duration) {
 	s.mu.Lock()
 	_, still := s.tasks[a.GetLeaseId()]
 	delete(s.tasks, a.GetLeaseId())
 	s.mu.Unlock()
-	if still && ctx.Err() == nil {
+	if still && ctx.Err() == nil && res != nil {
 		if res.GetFailure() != "" {
 			s.peer.Log(hclog.Error, "task failed", "task", a.GetTaskId().GetIndex(), "error", loglimit.Text(res.GetFailure()))
 		}

@@ -21,12 +21,16 @@ const BatchBytes = 64 << 10
 // its context.
 const checkEvery = 256
 
-// runTask computes one assigned task and returns its Result (with Failure
-// set when the task cannot be run). When the task wants solutions, it calls
+// countFunc counts one task of a counting job (Config.Count).
+type countFunc = func(n int, t solver.Task) (solver.Counts, error)
+
+// runTask computes one assigned task, a counting one with count
+// (Config.Count), and returns its Result (with Failure set when the task
+// cannot be run). When the task wants solutions, it calls
 // emit with each full batch, in order; emit returning false stops the task.
 // A cancelled ctx stops listings early; a count task runs to its end
 // (the solver is uninterruptible) and its result is discarded by the caller.
-func runTask(ctx context.Context, a *nqueenspb.Assign, emit func(*nqueenspb.SolutionBatch) bool) *nqueenspb.Result {
+func runTask(ctx context.Context, a *nqueenspb.Assign, count countFunc, emit func(*nqueenspb.SolutionBatch) bool) *nqueenspb.Result {
 	start := time.Now()
 	res := &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId()}
 	n := int(a.GetN())
@@ -39,7 +43,7 @@ func runTask(ctx context.Context, a *nqueenspb.Assign, emit func(*nqueenspb.Solu
 		prefix[i] = int(c)
 	}
 	task := solver.Task{Index: int(a.GetTaskId().GetIndex()), Prefix: prefix}
-	run, err := taskFuncs(a, n)
+	run, err := taskFuncs(a, n, count)
 	if err != nil {
 		res.Failure = err.Error()
 		return res
@@ -62,17 +66,17 @@ func runTask(ctx context.Context, a *nqueenspb.Assign, emit func(*nqueenspb.Solu
 
 // taskFunc is how a task kind is counted and listed.
 type taskFunc struct {
-	count func(n int, t solver.Task) (solver.Counts, error)
+	count countFunc
 	list  func(n int, t solver.Task, yield func([]int) bool) (solver.Counts, error)
 }
 
-// taskFuncs returns the solver functions of the Assign's kind: CountTask
-// and ListTask (class representatives), or, for a pinned task, the
+// taskFuncs returns the functions of the Assign's kind: count and
+// solver.ListTask (class representatives), or, for a pinned task, the
 // completions of its pins (every solution whole).
-func taskFuncs(a *nqueenspb.Assign, n int) (taskFunc, error) {
+func taskFuncs(a *nqueenspb.Assign, n int, count countFunc) (taskFunc, error) {
 	switch a.GetKind() {
 	case nqueenspb.TaskKind_TASK_KIND_COUNT:
-		return taskFunc{solver.CountTask, solver.ListTask}, nil
+		return taskFunc{count, solver.ListTask}, nil
 	case nqueenspb.TaskKind_TASK_KIND_PINNED:
 		pins, err := solver.PinsFromColumns(n, a.GetPinnedColumns())
 		if err != nil {

@@ -85,7 +85,14 @@ type Config struct {
 	// Prefetch is how many leased tasks may wait locally beyond the busy
 	// slots, so a slot that frees starts its next task at once instead of
 	// idling for a round trip to the coordinator (default 1; -1 = none).
+	// It is the least reserve: for short tasks the worker grows it to
+	// cover the round trip (prefetch.go).
 	Prefetch int
+	// FixedPrefetch keeps the reserve at Prefetch instead of growing it,
+	// so that every worker holds exactly Slots+Prefetch credits: a load
+	// generator that sets the coordinator's load by hand (nqbench cluster
+	// --prefetch).
+	FixedPrefetch bool
 	// Quiet logs joining and draining at Debug instead of Info (embedded
 	// workers, whose coordinator already logs both).
 	Quiet bool
@@ -96,6 +103,17 @@ type Config struct {
 	// coordinator that leases runs of tasks (runs.go): for tests and
 	// measurements of the single-task path.
 	NoRuns bool
+	// NoBatches makes the worker ask for one message per task and send
+	// one (no AssignBatch, AckBatch or ResultBatch): for measurements of
+	// the unbatched path, as NoRuns is for runs.
+	NoBatches bool
+	// Count counts one task of a counting job, leased alone or in a run
+	// (default solver.CountTask). A load generator sets it to answer from
+	// a table of known counts, so that it measures the coordinator through
+	// this worker's own session instead of a second client of the
+	// protocol (nqbench cluster). Listings, pinned and join tasks always
+	// run the solver. It is called from every slot at once.
+	Count func(n int, t solver.Task) (solver.Counts, error)
 }
 
 // Validate reports the first bad field.
@@ -154,6 +172,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.JoinTimeout == 0 {
 		c.JoinTimeout = DefaultJoinTimeout
+	}
+	if c.Count == nil {
+		c.Count = solver.CountTask
 	}
 	return c
 }
@@ -230,7 +251,6 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 	}
 	defer conn.Close()
 	client := nqueenspb.NewCoordinatorServiceClient(conn)
-	var plans planCache
 	peer := loglimit.New(log, nil) // for the whole Run: joining again does not reset it
 	defer peer.Flush()
 	for {
@@ -245,7 +265,7 @@ func Run(ctx context.Context, cfg Config, log hclog.Logger) error {
 		info(cfg, log)("joined coordinator", "addr", cfg.Join, "n", jr.GetJob().GetN(), "tasks", jr.GetJob().GetTasks())
 		var plan solver.Plan
 		if !cfg.NoRuns {
-			plan, _ = plans.runPlan(jr.GetJob())
+			plan, _ = sharedPlans.runPlan(jr.GetJob())
 		}
 		cfg.Stats.setJoined(true)
 		done, err := work(ctx, client, cfg, jr, plan, log, peer)

@@ -178,7 +178,7 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, fmt.Sprintf("heartbeat interval asked of workers, at least %v and under half the lease (default lease/6)", minHeartbeat))
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", coordinator.DefaultMaxAttempts, "failed attempts per task before the job fails")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", coordinator.DefaultDrainTimeout, fmt.Sprintf("how long shutdown waits for workers and connections before cutting them off (at least %v)", minDrainTimeout))
-	fs.Float64Var(&cfg.VerifyFraction, "verify-fraction", 0, "compute this fraction (0..1) of committed tasks again on another worker; a worker caught lying is quarantined")
+	fs.Float64Var(&cfg.VerifyFraction, "verify-fraction", 0, fmt.Sprintf("compute this fraction (0..1) of committed tasks again on another worker; a worker caught lying is quarantined (default: %g of the remote workers' tasks on a board with no published count, none otherwise; 0 turns it off)", coordinator.DefaultRemoteVerifyFraction))
 	fs.Float64Var(&cfg.MessageRate, "max-message-rate", coordinator.DefaultMessageRate, "messages one worker may send per second beyond three per task; a worker that floods is cut off (ResourceExhausted) and its tasks go back")
 	fs.IntVar(&cfg.MaxWorkers, "max-workers", 0, "workers joined at once at most (0: 16384); a Join beyond it is refused with ResourceExhausted, which workers retry")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object instead of the summary (on stdout; on stderr when the solutions go to stdout)")
@@ -237,6 +237,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, e
 		return cfg, lo, fmt.Errorf("%v (see coordinator -h)", err)
 	}
 	lo.given = cli.Given(fs)
+	if lo.given["verify-fraction"] {
+		cfg.RemoteVerifyFraction = cfg.VerifyFraction // for every worker; 0 turns verification off
+	}
 	lo.tlsCert, lo.tlsKey = ac.CertFile, ac.KeyFile
 	if !lo.given["listen"] {
 		cfg.Listen = "" // the default, and nobody asked where

@@ -159,10 +159,7 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 	progCtx, stopProg := context.WithCancel(ctx)
 	progDone := make(chan struct{})
 	go func() { defer close(progDone); prog.Run(progCtx, src, log) }()
-	sum, err := job.Run(ctx)
-	if err == nil && !opts.SyntheticLoad {
-		err = checkPublished(&sum)
-	}
+	sum, err := job.Run(ctx) // a final count that differs from the published one fails here (package sched)
 	stopProg()
 	<-progDone // the bar is gone before the summary prints
 	if state != nil {

@@ -24,7 +24,7 @@ import (
 	"google.golang.org/grpc/peer"
 )
 
-// Connection-level defences (issue 12 D2, D3). Authentication happens per
+// Connection-level defences. Authentication happens per
 // RPC, after a connection is accepted and its handshake done, so these
 // bound what a peer without the token can hold: connections that finish
 // no handshake, or that sit open without joining, are closed; one address
@@ -262,7 +262,7 @@ func (g *Guard) Close() error {
 // package gives it), whatever runs on it: for a session the server ended
 // for what its client did. Ending the stream is not enough when the
 // client does not read: the status waits behind the data it never reads,
-// and the client stays blocked in Send as long as it likes (issue 23 D5).
+// and the client stays blocked in Send as long as it likes.
 // It reports whether the connection was open.
 func (g *Guard) Cut(remote string) bool {
 	g.mu.Lock()

@@ -1,7 +1,7 @@
 // Package loglimit bounds what a process logs on a peer's say: text a
 // peer sent is cut to a few hundred bytes, and lines a peer can cause at
 // will are rate-limited, so a hostile or broken peer cannot fill the disk
-// or drown the lines that matter (issue 23 D8: a 1 MiB drain reason was
+// or drown the lines that matter (a 1 MiB drain reason was
 // one 4 MB line; 100,000 bad Acks were 66,667 WARN lines).
 package loglimit
 

@@ -5,7 +5,7 @@
 // no pointer) would let another 80 MB of garbage pile up before it ran.
 // Mapped, the records cost only the pages written so far, appending
 // within the reservation never copies them, and the collector paces
-// itself on the rest of the heap (issue 11: flat memory).
+// itself on the rest of the heap (flat memory).
 package offheap
 
 import (

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"time"
 
@@ -208,7 +209,7 @@ func (s *Scheduler) commitTaskLocked(sess *Session, idx int, c solver.Counts, sp
 	s.committed++
 	s.addLocked(c, 1)
 	sess.tasks++
-	sess.nodes += c.Nodes
+	sess.nodes = solver.SaturatingAdd(sess.nodes, c.Nodes)
 	s.work.commit(idx, c.Nodes, false)
 	// Another attempt still runs: stop it. A run goes on with its other
 	// tasks; its Result counts this one as a duplicate.
@@ -407,10 +408,15 @@ func (s *Scheduler) addLocked(c solver.Counts, sign int) {
 }
 
 // addCounts returns a plus (sign 1) or minus (sign -1) c, nodes
-// saturating.
+// saturating: a node count at math.MaxUint64 stays there (the true sum is
+// not known any more, so nothing is taken from it).
 func addCounts(a, c solver.Counts, sign int) solver.Counts {
 	if sign < 0 {
-		return solver.Counts{Total: a.Total - c.Total, Unique: a.Unique - c.Unique, Nodes: a.Nodes - min(a.Nodes, c.Nodes)}
+		nodes := a.Nodes
+		if nodes != math.MaxUint64 {
+			nodes -= min(a.Nodes, c.Nodes)
+		}
+		return solver.Counts{Total: a.Total - c.Total, Unique: a.Unique - c.Unique, Nodes: nodes}
 	}
 	return solver.Counts{Total: a.Total + c.Total, Unique: a.Unique + c.Unique, Nodes: solver.SaturatingAdd(a.Nodes, c.Nodes)}
 }

@@ -70,6 +70,9 @@ type Stats struct {
 	Quarantined uint64 // workers caught reporting wrong counts
 	Splits      uint64 // tasks split into their children (split.go)
 	Superseded  uint64 // results for tasks split meanwhile, dropped
+
+	// VerifiedSolutions are the solutions of the Verified tasks.
+	VerifiedSolutions uint64
 }
 
 // TaskID names one task of one plan: a result for another plan (another
@@ -86,6 +89,7 @@ type Assignment struct {
 	Run      int    // the tasks it covers: 1, or a run of consecutive plan tasks (runs.go)
 	Prefix   []int  // solver.Task.Prefix; nil for a run, whose worker works the prefixes out
 	Deadline time.Time
+	Verify   bool // a verification of a committed task (a join worker then backtracks)
 }
 
 // Outcome is the scheduler's verdict on a result; package coordinator maps it to the
@@ -386,6 +390,7 @@ type Session struct {
 	tasks       uint64       // tasks it committed
 	nodes       uint64       // nodes of those tasks
 	batches     bool         // JoinRequest.Batches, for the mailbox Attach opens
+	verify      float64      // JoinRequest.VerifyFraction
 	out         Mailbox      // nil until Attach
 	warns       *warnLimiter // its warnings, rate-limited
 	lastSeen    atomic.Int64 // unix nanoseconds of its last message
@@ -414,6 +419,9 @@ type JoinRequest struct {
 	Name, Version string
 	Slots         int
 	Batches       bool // it reads batched messages: kept for the mailbox Attach opens
+	// VerifyFraction of its commits is computed again elsewhere, when
+	// above Options.VerifyFraction (an untrusted worker's share).
+	VerifyFraction float64
 }
 
 // Join registers a worker. It fails with ErrTooManyWorkers when
@@ -438,6 +446,7 @@ func (s *Scheduler) Join(req JoinRequest) (*Session, error) {
 		slots:   req.Slots,
 		held:    make(map[uint64]*lease),
 		batches: req.Batches,
+		verify:  req.VerifyFraction,
 		joined:  now,
 		warns:   newWarnLimiter(s.log.With("worker_id", fmt.Sprintf("w%d", s.nextWID), "worker_name", req.Name), s.opt.Clock),
 	}
@@ -594,7 +603,7 @@ func (s *Scheduler) leaseLocked(sess *Session, idx, run int, verify bool) {
 	if run > 1 {
 		s.stats.Runs++
 	}
-	a := Assignment{Lease: l.id, Task: s.taskID(idx), Run: run, Deadline: l.deadline}
+	a := Assignment{Lease: l.id, Task: s.taskID(idx), Run: run, Deadline: l.deadline, Verify: verify}
 	if run == 1 {
 		a.Prefix = s.prefixLocked(idx)
 	}
@@ -876,8 +885,8 @@ func (s *Scheduler) finishIfDoneLocked() {
 // reported complete (issue 23 D3). Pinned plans count completions of a
 // part of the board and are not checked.
 func (s *Scheduler) unpublishedLocked() error {
-	k, ok := solver.Known(s.plan.N)
-	if !ok || s.plan.Kind == solver.KindPinned || s.opt.Synthetic {
+	k, ok := s.published()
+	if !ok {
 		return nil
 	}
 	got := s.committedLocked()
@@ -891,6 +900,22 @@ func (s *Scheduler) unpublishedLocked() error {
 			got.Total, got.Unique, s.plan.N, k.Total, k.Unique)
 	}
 	return nil
+}
+
+// published returns the board's published counts when the job's final
+// sums are compared with them (ChecksPublished).
+func (s *Scheduler) published() (solver.Counts, bool) {
+	k, _ := solver.Known(s.plan.N)
+	return k, ChecksPublished(s.plan, s.opt.Synthetic)
+}
+
+// ChecksPublished reports whether a job of plan (with Options.Synthetic)
+// compares its final sums with the board's published counts, and fails
+// when they differ: a whole-board plan (not pinned) of real counts on a
+// board in solver.Known.
+func ChecksPublished(plan solver.Plan, synthetic bool) bool {
+	_, ok := solver.Known(plan.N)
+	return ok && plan.Kind != solver.KindPinned && !synthetic
 }
 
 // Drain stops all assignment and tells every session to finish.

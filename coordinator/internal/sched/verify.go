@@ -33,10 +33,14 @@ const (
 // sampleLocked decides whether a freshly committed task is verified; a
 // sampled task's counts c are kept until it is.
 func (s *Scheduler) sampleLocked(idx int, c solver.Counts) {
-	if s.opt.VerifyFraction <= 0 || s.store.at(idx).committer() == 0 {
+	f := s.opt.VerifyFraction
+	if sess := s.committers[s.store.at(idx).committer()]; sess != nil {
+		f = max(f, sess.verify)
+	}
+	if f <= 0 || s.store.at(idx).committer() == 0 {
 		return
 	}
-	if s.opt.VerifyFraction < 1 && s.rng.Float64() >= s.opt.VerifyFraction {
+	if f < 1 && s.rng.Float64() >= f {
 		return
 	}
 	s.store.at(idx).verify = verifyQueued
@@ -132,6 +136,7 @@ func (s *Scheduler) verifyResultLocked(sess *Session, idx int, got solver.Counts
 	c, _ := s.known.get(idx) // pinned while it is sampled
 	if got.Total == c.Total && got.Unique == c.Unique {
 		s.stats.Verified++
+		s.stats.VerifiedSolutions += c.Total
 		s.doneVerifyLocked(idx)
 		return Verdict{Outcome: OutcomeVerified}
 	}
@@ -170,6 +175,7 @@ func (s *Scheduler) settleLocked(idx int, truth solver.Counts, verifier *Session
 		s.quarantineLocked(verifier, fmt.Sprintf("task %d: verification reported total %d unique %d, the truth is %d and %d", idx, got.Total, got.Unique, truth.Total, truth.Unique))
 	}
 	s.stats.Verified++
+	s.stats.VerifiedSolutions += truth.Total
 	s.doneVerifyLocked(idx)
 }
 

@@ -1379,7 +1379,13 @@ type Assign struct {
 	// want_solutions, and only for tasks of the plan (index + run <=
 	// Job.tasks), never for the children of a split. A run of a hundred
 	// tasks of microseconds costs the messages of one.
-	Run           uint32 `protobuf:"varint,9,opt,name=run,proto3" json:"run,omitempty"`
+	Run uint32 `protobuf:"varint,9,opt,name=run,proto3" json:"run,omitempty"`
+	// verify marks a verification lease (--verify-fraction): the task is
+	// committed already and this result is checked against it. A worker
+	// counts a TASK_KIND_JOIN verification with the backtracker where that
+	// is affordable (solver.JoinVerifyMaxN), so that two different
+	// algorithms must agree; other kinds ignore it.
+	Verify        bool `protobuf:"varint,10,opt,name=verify,proto3" json:"verify,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1475,6 +1481,13 @@ func (x *Assign) GetRun() uint32 {
 		return x.Run
 	}
 	return 0
+}
+
+func (x *Assign) GetVerify() bool {
+	if x != nil {
+		return x.Verify
+	}
+	return false
 }
 
 // Cancel takes a task back: its lease expired, another attempt was
@@ -1729,7 +1742,7 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\vAssignBatch\x12,\n" +
 	"\aassigns\x18\x01 \x03(\v2\x12.nqueens.v1.AssignR\aassigns\"/\n" +
 	"\bAckBatch\x12#\n" +
-	"\x04acks\x18\x01 \x03(\v2\x0f.nqueens.v1.AckR\x04acks\"\xb8\x02\n" +
+	"\x04acks\x18\x01 \x03(\v2\x0f.nqueens.v1.AckR\x04acks\"\xd0\x02\n" +
 	"\x06Assign\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\f\n" +
 	"\x01n\x18\x02 \x01(\rR\x01n\x12(\n" +
@@ -1739,7 +1752,9 @@ const file_nqueens_v1_nqueens_proto_rawDesc = "" +
 	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x19\n" +
 	"\blease_id\x18\a \x01(\x04R\aleaseId\x12%\n" +
 	"\x0epinned_columns\x18\b \x03(\rR\rpinnedColumns\x12\x10\n" +
-	"\x03run\x18\t \x01(\rR\x03run\"h\n" +
+	"\x03run\x18\t \x01(\rR\x03run\x12\x16\n" +
+	"\x06verify\x18\n" +
+	" \x01(\bR\x06verify\"h\n" +
 	"\x06Cancel\x12+\n" +
 	"\atask_id\x18\x01 \x01(\v2\x12.nqueens.v1.TaskIdR\x06taskId\x12\x19\n" +
 	"\blease_id\x18\x03 \x01(\x04R\aleaseId\x12\x16\n" +
