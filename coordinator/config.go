@@ -140,6 +140,7 @@ type Config struct {
 	Restored          iter.Seq[JournalResult] // results committed by an earlier run (--resume), at most one per task; read once
 	restoredErr       func() error            // Resumed.ReadErr
 	Splits            []Split                 // the earlier run's splits, in its order (--resume)
+	entries           iter.Seq[JournalEntry]  // Resumed.Entries: splits and results in the journal's order
 	// OpenJournal, when set, is called once the plan is known (depth
 	// chosen) and returns the Journal, the restored results and splits to
 	// use; it overrides Journal, Restored and Splits. Its errors are
@@ -152,6 +153,12 @@ type Config struct {
 	// split into its children before it is leased, and near the end a
 	// task leased for longer is taken back and split (split.go).
 	TaskTarget time.Duration
+	// MinTasks, when positive, makes splitting go on until every task is
+	// at most 1/MinTasks of the board's work, so that at least MinTasks
+	// tasks are made over the run: the bookkeeping of a run of
+	// minute-long tasks on a board far bigger than the workers can count
+	// (nqbench cluster --synthetic). 0: splitting follows TaskTarget only.
+	MinTasks int
 	// NoSplit keeps the plan's tasks as they are (a load generator that
 	// answers from a table of them).
 	NoSplit bool
@@ -234,6 +241,9 @@ func (c Config) Validate() error {
 	}
 	if c.TaskTarget < 0 {
 		return fieldErr("TaskTarget", "%v is negative", c.TaskTarget)
+	}
+	if c.MinTasks < 0 || c.MinTasks > 0 && c.NoSplit {
+		return fieldErr("MinTasks", "%d needs splitting and must not be negative", c.MinTasks)
 	}
 	if c.VerifyFraction < 0 || c.VerifyFraction > 1 || c.VerifyFraction != c.VerifyFraction {
 		return fieldErr("VerifyFraction", "%v out of range 0..1", c.VerifyFraction)

@@ -113,6 +113,7 @@ func New(cfg Config, log hclog.Logger) (*Job, error) {
 			return nil, err
 		}
 		cfg.Journal, cfg.Restored, cfg.Splits, cfg.restoredErr = r.Journal, r.Results, r.Splits, r.ReadErr
+		cfg.entries = r.Entries
 	}
 	if cfg.Sink != nil && anyResult(cfg.Restored) {
 		return nil, usageErr("a resumed run cannot list solutions: the earlier run's listing is not kept")
@@ -191,7 +192,7 @@ func (j *Job) prepare() error {
 		Plan: j.plan, Lease: cfg.Lease, Sweep: cfg.SweepInterval, MaxAttempts: cfg.MaxAttempts,
 		Want: cfg.Sink != nil, Clock: cfg.clock, Log: j.log.Named("scheduler"), Journal: cfg.Journal,
 		VerifyFraction: cfg.VerifyFraction, MaxSessions: cfg.MaxWorkers,
-		TaskTarget: cfg.TaskTarget, NoSplit: cfg.NoSplit || j.plan.Kind == solver.KindJoin, // a join unit has no children
+		TaskTarget: cfg.TaskTarget, MinTasks: cfg.MinTasks, NoSplit: cfg.NoSplit || j.plan.Kind == solver.KindJoin, // a join unit has no children
 		Synthetic: cfg.SyntheticLoad || cfg.AsUnpublished, // not compared with the published counts
 		Done:      make(chan struct{}),
 	}
@@ -340,6 +341,9 @@ func (j *Job) Run(ctx context.Context) (Summary, error) {
 	}
 	j.shutdown(srv, hs, workers, cancelWorkers, reason)
 	j.sched.Wait() // every commit durable before the summary
+	if t := j.sched.Tree(); t.Collapsed > 0 {
+		j.log.Info("task tree", "tasks_made", t.Made, "peak_live_tasks", t.PeakLive, "live_tasks", t.Live, "collapsed_splits", t.Collapsed)
+	}
 	stopBG()
 	bg.Wait()
 	return j.finish(runErr)

@@ -15,6 +15,8 @@ type (
 	Split = sched.Split
 	// Resumed is what an earlier run left: its journal, results and splits.
 	Resumed = sched.Resumed
+	// JournalEntry is a split or a result of a journal, in its order.
+	JournalEntry = sched.JournalEntry
 	// Clock tells the time for lease deadlines; tests inject a fake one.
 	Clock = sched.Clock
 )

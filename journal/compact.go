@@ -55,7 +55,7 @@ type Compaction struct {
 // worthCompacting reports whether rewriting the journal p parsed would
 // save compactMin records at least.
 func (p *parsed) worthCompacting() bool {
-	return p.frames-(p.groups+len(p.splits)+len(p.distrusted)) >= compactMin
+	return p.frames-(p.groups+p.nsplits+len(p.distrusted)) >= compactMin
 }
 
 // compact rewrites the journal at path, which f holds locked and parse
@@ -96,12 +96,6 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 	}
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	w.Write(appendFrame([]byte(magic), encodeSettings(p.settings)))
-	err := walk(src, p.first, p.end, func(_ int, payload []byte) bool {
-		if payload[0] == recSplit || payload[0] == recDistrust {
-			w.Write(appendFrame(nil, payload))
-		}
-		return true
-	})
 	standing := 0
 	var group []Record
 	flush := func() {
@@ -114,18 +108,29 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 		}
 		group = group[:0]
 	}
-	if err == nil {
-		p.each(src, func(r Record) bool {
+	// In the file's order: a resume that replays it in order holds, at
+	// each point, only what the run held then (collapse).
+	var rs []Record
+	err := walk(src, p.first, p.end, func(_ int, payload []byte) bool {
+		if payload[0] != recResult && payload[0] != recRun {
+			flush()
+			w.Write(appendFrame(nil, payload))
+			return true
+		}
+		rs, _ = decodeResults(payload, rs)
+		for _, r := range rs {
+			if r.Worker != 0 && isIn(p.distrusted, r.Worker) {
+				continue
+			}
 			standing++
 			if len(group) > 0 && (!continues(group[len(group)-1], r) || len(group) == maxRunRecord) {
 				flush()
 			}
 			group = append(group, r)
-			return true
-		})
-		flush()
-		err = src.failed()
-	}
+		}
+		return true
+	})
+	flush()
 	if err == nil {
 		err = w.Flush()
 	}
@@ -139,13 +144,13 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 	if err != nil {
 		return nil, nil, parsed{}, err
 	}
-	np, err := parseFrom(nsrc)
+	np, err := parseFrom(nsrc, p.splits != nil)
 	switch {
 	case err != nil:
 		return nil, nil, parsed{}, fmt.Errorf("the rewrite does not read back: %w", err)
-	case np.results != standing || np.tasks != p.tasks || len(np.splits) != len(p.splits) || np.torn != nil:
+	case np.results != standing || np.tasks != p.tasks || np.nsplits != p.nsplits || np.torn != nil:
 		return nil, nil, parsed{}, fmt.Errorf("the rewrite reads back as %d results of %d tasks, %d splits; want %d, %d, %d",
-			np.results, np.tasks, len(np.splits), standing, p.tasks, len(p.splits))
+			np.results, np.tasks, np.nsplits, standing, p.tasks, p.nsplits)
 	}
 	return tmp, nsrc, np, nil
 }

@@ -20,6 +20,7 @@ import (
 //	                         total, unique and nodes of each task
 //	                      or recDistrust, worker key
 //	                      or recSplit, parent, first child, children
+//	                      or recReopen, task (a split task's subtree dropped: it is one task again)
 //
 // A result's payload ends with the worker key when it is not 0; journals
 // written before worker keys existed read as results of worker 0.
@@ -44,6 +45,7 @@ const (
 	recDistrust byte = 3
 	recSplit    byte = 4
 	recRun      byte = 5
+	recReopen   byte = 6
 )
 
 // MaxRecordSize caps a record's payload. It bounds what a decoder will believe
@@ -329,20 +331,30 @@ func decodeDistrust(p []byte) (uint64, error) {
 	return w, nil
 }
 
-// appendSplit appends the payload of a split record.
+// appendSplit appends the payload of a split record, or of a reopen
+// record (sp.Reopen).
 func appendSplit(dst []byte, sp Split) []byte {
+	if sp.Reopen {
+		return binary.AppendUvarint(append(dst, recReopen), uint64(sp.Parent))
+	}
 	dst = binary.AppendUvarint(append(dst, recSplit), uint64(sp.Parent))
 	dst = binary.AppendUvarint(dst, uint64(sp.First))
 	return binary.AppendUvarint(dst, uint64(sp.Count))
 }
 
-// decodeSplit parses a split payload.
+// decodeSplit parses a split or reopen payload.
 func decodeSplit(p []byte) (Split, error) {
 	d := decoder{b: p}
-	if t := d.byte(); d.err == nil && t != recSplit {
-		return Split{}, fmt.Errorf("record type %d, want split (%d)", t, recSplit)
+	t := d.byte()
+	if d.err == nil && t != recSplit && t != recReopen {
+		return Split{}, fmt.Errorf("record type %d, want split (%d) or reopen (%d)", t, recSplit, recReopen)
 	}
-	sp := Split{Parent: d.int(), First: d.int(), Count: d.int()}
+	var sp Split
+	if t == recReopen {
+		sp = Split{Parent: d.int(), Reopen: true}
+	} else {
+		sp = Split{Parent: d.int(), First: d.int(), Count: d.int()}
+	}
 	if err := d.end(); err != nil {
 		return Split{}, fmt.Errorf("split: %w", err)
 	}
@@ -351,17 +363,21 @@ func decodeSplit(p []byte) (Split, error) {
 
 // checkSplit says why sp cannot follow in a journal whose plan has tasks
 // tasks so far (split holds the tasks split already), or "" when it may.
-func checkSplit(sp Split, tasks int, split map[int]bool) string {
+func checkSplit(sp Split, tasks int, split *doneSet) string {
 	switch {
 	case tasks == 0:
 		return "split record in a journal of unknown size (Settings.Tasks 0)"
 	case sp.Parent < 0 || sp.Parent >= tasks:
 		return fmt.Sprintf("split of task %d out of range [0,%d)", sp.Parent, tasks)
+	case sp.Reopen && !split.has(sp.Parent):
+		return fmt.Sprintf("reopen of task %d, which is not split", sp.Parent)
+	case sp.Reopen:
+		return ""
 	case sp.First != tasks:
 		return fmt.Sprintf("split of task %d numbers its children from %d, want %d", sp.Parent, sp.First, tasks)
 	case sp.Count < 1 || sp.Count > MaxChildren:
 		return fmt.Sprintf("split of task %d into %d children (allowed 1..%d)", sp.Parent, sp.Count, MaxChildren)
-	case split[sp.Parent]:
+	case split.has(sp.Parent):
 		return fmt.Sprintf("task %d split twice", sp.Parent)
 	}
 	return ""
@@ -406,7 +422,9 @@ type parsed struct {
 	frames     int                 // entry frames read
 	groups     int                 // stretches of results a compaction would write as one record each
 	last       Record              // the last result read (for groups)
-	splits     []Split             // in journal order
+	splits     []Split             // in journal order, when kept (parseFrom's keep)
+	nsplits    int                 // split and reopen records read
+	split      doneSet             // the tasks split at the end (a bit a task)
 	tasks      int                 // Settings.Tasks plus every split's children
 	distrusted map[uint64]struct{} // workers with a distrust record
 	done       doneSet             // the committed tasks that stand (none of a distrusted worker)
@@ -439,12 +457,12 @@ func parseHeader(data []byte) (Settings, int, error) {
 // is a torn tail (reported, not an error); a bad record followed by a valid one
 // is a *CorruptError; a task index committed twice is a *CorruptError wrapping
 // ErrDuplicate. parse never allocates more than a small multiple of len(data).
-func parse(data []byte) (parsed, error) { return parseFrom(memSource{data}) }
+func parse(data []byte) (parsed, error) { return parseFrom(memSource{data}, true) }
 
 // parseFrom is parse of the bytes of src, read once in order (but for the
 // scans of a corrupt journal); an error in reading them is returned as it
 // is, never taken for a torn or corrupt record.
-func parseFrom(src source) (parsed, error) {
+func parseFrom(src source, keep bool) (parsed, error) {
 	var out parsed
 	var off int
 	var err error
@@ -462,7 +480,8 @@ func parseFrom(src source) (parsed, error) {
 	// again, which takes a distrust. No record is kept: parsed.each reads
 	// the results that stand again from src.
 	out.done = newDoneSet(out.settings.Tasks)
-	split := make(map[int]bool)
+	out.split = newDoneSet(out.settings.Tasks) // a bit a task: 10^8 tasks in 12 MB
+	split := &out.split
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
 	out.first, out.end = off, src.size()
@@ -476,7 +495,7 @@ func parseFrom(src source) (parsed, error) {
 			switch p[0] {
 			case recDistrust:
 				distrust, err = decodeDistrust(p)
-			case recSplit:
+			case recSplit, recReopen:
 				sp, err = decodeSplit(p)
 			default:
 				rs, err = decodeResults(p, rs)
@@ -493,14 +512,18 @@ func parseFrom(src source) (parsed, error) {
 		switch {
 		case distrust != 0:
 			out.distrusted[distrust] = struct{}{}
-		case p[0] == recSplit:
+		case p[0] == recSplit || p[0] == recReopen:
 			if reason := checkSplit(sp, out.tasks, split); reason != "" {
 				return out, &CorruptError{Offset: at, Reason: reason}
 			}
-			split[sp.Parent] = true
-			out.splits = append(out.splits, sp)
+			split.set(sp.Parent, !sp.Reopen)
+			out.nsplits++
+			if keep {
+				out.splits = append(out.splits, sp)
+			}
 			out.tasks += sp.Count
 			out.done.grow(out.tasks)
+			split.grow(out.tasks)
 			if out.seen != nil {
 				out.seen.grow(out.tasks)
 			}
@@ -733,7 +756,7 @@ func nextValidFrame(data []byte, from int) int {
 		if n == 0 || n > MaxRecordSize || uint64(len(data)-i-frameHeader) < uint64(n) {
 			continue
 		}
-		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust && t != recRun && t != recSplit {
+		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust && t != recRun && t != recSplit && t != recReopen {
 			continue // cheap test before the CRC: garbage rarely has a record type there
 		}
 		p, _, err := readFrame(data, i)

@@ -143,6 +143,10 @@ type Record struct {
 // as the run did.
 type Split struct {
 	Parent, First, Count int
+	// Reopen records instead that split task Parent became one task
+	// again, its subtree dropped (a quarantine reopened it); First and
+	// Count are 0, and Parent may be split again.
+	Reopen bool
 }
 
 // MaxChildren caps Split.Count: no task of a board up to solver.MaxN has
@@ -186,6 +190,44 @@ func (rp Replay) Results() iter.Seq[Record] {
 	}
 }
 
+// Entry is one record of a journal's replay in file order: a split or
+// reopen (IsSplit), or a committed result that stands.
+type Entry struct {
+	IsSplit bool
+	Split   Split
+	Result  Record
+}
+
+// Entries yields the splits, reopens and standing results (none of a
+// distrusted worker) in the order the journal holds them, read again
+// from the file at each call like Results: a resume that applies them in
+// this order holds what the run held at each point, never every task
+// made (Resume keeps no Splits). Call it before the Journal is closed.
+func (rp Replay) Entries() iter.Seq[Entry] {
+	return func(yield func(Entry) bool) {
+		if rp.parsed == nil {
+			return
+		}
+		p := rp.parsed
+		var rs []Record
+		walk(rp.src, p.first, p.end, func(_ int, payload []byte) bool {
+			switch payload[0] {
+			case recSplit, recReopen:
+				sp, _ := decodeSplit(payload)
+				return yield(Entry{IsSplit: true, Split: sp})
+			case recResult, recRun:
+				rs, _ = decodeResults(payload, rs)
+				for _, r := range rs {
+					if (r.Worker == 0 || !isIn(p.distrusted, r.Worker)) && !yield(Entry{Result: r}) {
+						return false
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
 // Err is the error that reading the results met in Results, if any: a
 // resume that restored fewer results than the journal holds must stop.
 func (rp Replay) Err() error {
@@ -215,7 +257,7 @@ type Journal struct {
 	f         *os.File            // nil after Close
 	off       int64               // end of the valid data: where the next record goes
 	tasks     int                 // Settings.Tasks plus every split's children (0: unchecked)
-	split     map[int]bool        // tasks split
+	split     doneSet             // tasks split (a bit a task)
 	done      doneSet             // the committed tasks, none of a distrusted worker
 	first     int64               // where the entries start, after the header
 	bad       map[uint64]struct{} // distrusted workers
@@ -353,7 +395,7 @@ func openLocked(path string, flag int) (*os.File, error) {
 // stored settings, the file is untouched); corruption matches ErrCorrupt and
 // is a *CorruptError with the offset; ErrLocked when another Journal holds it.
 func Open(path string, want Settings) (*Journal, Replay, error) {
-	j, rp, err := Resume(path, want)
+	j, rp, err := resume(path, want, true)
 	if err != nil {
 		return j, rp, err
 	}
@@ -366,16 +408,22 @@ func Open(path string, want Settings) (*Journal, Replay, error) {
 }
 
 // Resume is Open for a coordinator that resumes a long run: Replay.Records
-// is nil, and Replay.Results reads the results from the journal's file
-// again, through a window of a few megabytes. A replay of 10^7 results
+// and Replay.Splits are nil, and Replay.Results and Replay.Entries read
+// the results and splits from the journal's file again, through a
+// window of a few megabytes. A replay of 10^7 results
 // then holds the committed set (a bit a task) and the window, where
 // Open holds the 64 bytes of each Record.
 func Resume(path string, want Settings) (*Journal, Replay, error) {
+	return resume(path, want, false)
+}
+
+// resume is Resume, keeping Replay.Splits when keep is set (Open).
+func resume(path string, want Settings, keep bool) (*Journal, Replay, error) {
 	f, err := openLocked(path, os.O_RDWR)
 	if err != nil {
 		return nil, Replay{}, err
 	}
-	j, rp, err := open(f, path, want)
+	j, rp, err := open(f, path, want, keep)
 	if err != nil {
 		f.Close()
 		return nil, rp, err
@@ -407,12 +455,12 @@ func ReadSettings(path string) (Settings, error) {
 
 // open replays f through a window of its bytes (fileSource), repairs a
 // torn tail and opens the journal for appends after what it read.
-func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
+func open(f *os.File, path string, want Settings, keep bool) (*Journal, Replay, error) {
 	src, err := newFileSource(f)
 	if err != nil {
 		return nil, Replay{}, fmt.Errorf("journal: read: %w", err)
 	}
-	p, err := parseFrom(src)
+	p, err := parseFrom(src, keep)
 	if err != nil {
 		if ce, ok := err.(*CorruptError); ok {
 			ce.Path = path
@@ -452,9 +500,7 @@ func open(f *os.File, path string, want Settings) (*Journal, Replay, error) {
 	}
 	j := newJournal(path, f, end, p.tasks, p.done)
 	j.first = int64(p.first)
-	for _, sp := range p.splits {
-		j.split[sp.Parent] = true
-	}
+	j.split = p.split
 	maps.Copy(j.bad, p.distrusted)
 	return j, rp, nil
 }
@@ -483,7 +529,7 @@ func Read(path string) (Replay, error) {
 }
 
 func newJournal(path string, f *os.File, off int64, tasks int, done doneSet) *Journal {
-	j := &Journal{path: path, f: f, off: off, first: off, written: off, synced: off, tasks: tasks, done: done, bad: make(map[uint64]struct{}), split: make(map[int]bool)}
+	j := &Journal{path: path, f: f, off: off, first: off, written: off, synced: off, tasks: tasks, done: done, bad: make(map[uint64]struct{}), split: newDoneSet(tasks)}
 	j.cond = sync.NewCond(&j.mu)
 	return j
 }
@@ -683,13 +729,14 @@ func (j *Journal) Split(sp Split) error {
 	if err := j.usableLocked(); err != nil {
 		return err
 	}
-	if reason := checkSplit(sp, j.tasks, j.split); reason != "" {
+	if reason := checkSplit(sp, j.tasks, &j.split); reason != "" {
 		return errors.New("journal: " + reason)
 	}
 	j.writeLocked(appendSplit(j.buf[:0], sp))
-	j.split[sp.Parent] = true
+	j.split.set(sp.Parent, !sp.Reopen)
 	j.tasks += sp.Count
 	j.done.grow(j.tasks)
+	j.split.grow(j.tasks)
 	return nil
 }
 

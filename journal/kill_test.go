@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -193,3 +194,106 @@ func compactChild(path string, delay time.Duration) error {
 
 // compactSettings is the plan of TestKillDuringCompaction's journal.
 var compactSettings = func() Settings { s := testSettings; s.Tasks = 300_000; return s }()
+
+// TestTruncateAroundReopen cuts a journal at every byte around its split
+// and reopen records, as a SIGKILL in the middle of their write would:
+// each cut resumes (its torn tail truncated) with exactly the entries of
+// the whole records before the cut, or is refused with ErrCorrupt; never
+// another state. The
+// scheduler's TestCollapseQuarantine replays every such prefix to an
+// exact count.
+func TestTruncateAroundReopen(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.journal")
+	j, err := Create(path, testSettings) // 100 tasks
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks []int64 // the file's size before each split or reopen record
+	mark := func() {
+		j.Sync()
+		fi, _ := os.Stat(path)
+		marks = append(marks, fi.Size())
+	}
+	mark()
+	j.Split(Split{Parent: 7, First: 100, Count: 3})
+	for i := 100; i < 103; i++ {
+		j.Append(Record{Index: i, Total: 2, Unique: 1, Worker: uint64(1 + i%2)})
+	}
+	j.Distrust(2)
+	mark()
+	j.Split(Split{Parent: 7, Reopen: true})
+	mark()
+	j.Split(Split{Parent: 7, First: 103, Count: 2})
+	for i := 103; i < 105; i++ {
+		if err := j.Append(Record{Index: i, Total: 2, Unique: 1, Worker: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, first, err := parseHeader(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := []int{first} // where each frame ends
+	for off := first; off < len(whole); {
+		_, next, err := readFrame(whole, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound, off = append(bound, next), next
+	}
+	cuts := 0
+	for _, m := range marks {
+		for cut := max(int(m)-12, first); cut <= min(int(m)+24, len(whole)); cut++ {
+			got := entriesOf(t, filepath.Join(dir, fmt.Sprintf("cut%d", cut)), whole, cut)
+			if got == nil {
+				continue // refused
+			}
+			end := 0 // the last frame boundary at or before cut
+			for _, b := range bound {
+				if b <= cut {
+					end = b
+				}
+			}
+			want := entriesOf(t, filepath.Join(dir, fmt.Sprintf("whole%d", cut)), whole, end)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("cut at %d: entries %v, want those of its whole records %v", cut, got, want)
+			}
+			cuts++
+		}
+	}
+	if cuts < 60 {
+		t.Errorf("%d cuts resumed, want the sweep to cover the records", cuts)
+	}
+}
+
+// entriesOf resumes the first cut bytes of data written to path and
+// returns its entries, or nil when the resume is refused as corrupt.
+func entriesOf(t *testing.T, path string, data []byte, cut int) []string {
+	t.Helper()
+	if err := os.WriteFile(path, data[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, rp, err := Resume(path, testSettings)
+	if errors.Is(err, ErrCorrupt) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("cut at %d: %v", cut, err)
+	}
+	defer j.Close()
+	out := []string{}
+	for e := range rp.Entries() {
+		if e.IsSplit {
+			out = append(out, fmt.Sprintf("split %+v", e.Split))
+		} else {
+			out = append(out, fmt.Sprintf("result %d by %d", e.Result.Index, e.Result.Worker))
+		}
+	}
+	return out
+}

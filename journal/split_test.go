@@ -2,6 +2,7 @@ package journal
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -116,5 +117,86 @@ func TestSplitCorrupt(t *testing.T) {
 				t.Fatalf("Read = %v, want a CorruptError saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReopenReplay: a split task reopened (a quarantine dropped its
+// subtree) may be split again, its children numbered after every task
+// made; a reopen of a task not split is refused; the replay gives the
+// splits and the reopen in journal order.
+func TestReopenReplay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.journal")
+	j, err := Create(path, testSettings) // 100 tasks
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits := []Split{{Parent: 7, First: 100, Count: 3}, {Parent: 7, Reopen: true}, {Parent: 7, First: 103, Count: 3}}
+	for _, sp := range splits {
+		if err := j.Split(sp); err != nil {
+			t.Fatalf("Split(%+v): %v", sp, err)
+		}
+	}
+	for _, bad := range []Split{{Parent: 8, Reopen: true}, {Parent: 7, First: 106, Count: 2}, {Parent: 106, Reopen: true}} {
+		if err := j.Split(bad); err == nil {
+			t.Errorf("Split(%+v) succeeded, want an error", bad)
+		}
+	}
+	if err := j.Append(Record{Index: 104, Total: 2, Unique: 1}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, rp, err := Open(path, testSettings)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if !reflect.DeepEqual(rp.Splits, splits) {
+		t.Errorf("Splits = %+v, want %+v", rp.Splits, splits)
+	}
+	if err := j.Split(Split{Parent: 7, Reopen: true}); err != nil {
+		t.Errorf("reopen after resume: %v", err)
+	}
+	j.Close()
+}
+
+// TestEntriesInOrder: Resume's Entries give the splits, reopens and
+// standing results in the file's order, a distrusted worker's results
+// left out, so a replay can collapse as it goes.
+func TestEntriesInOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.journal")
+	j, err := Create(path, testSettings) // 100 tasks
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []func() error{
+		func() error { return j.Split(Split{Parent: 7, First: 100, Count: 2}) },
+		func() error { return j.Append(Record{Index: 100, Total: 2, Unique: 1, Worker: 9}) },
+		func() error { return j.Append(Record{Index: 101, Total: 2, Unique: 1, Worker: 8}) },
+		func() error { return j.Distrust(9) },
+		func() error { return j.Split(Split{Parent: 7, Reopen: true}) },
+		func() error { return j.Split(Split{Parent: 7, First: 102, Count: 2}) },
+		func() error { return j.Append(Record{Index: 102, Total: 2, Unique: 1, Worker: 8}) },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	j.Close()
+	j, rp, err := Resume(path, testSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var got []string
+	for e := range rp.Entries() {
+		if e.IsSplit {
+			got = append(got, fmt.Sprintf("split %d reopen %v", e.Split.Parent, e.Split.Reopen))
+		} else {
+			got = append(got, fmt.Sprintf("result %d", e.Result.Index))
+		}
+	}
+	want := []string{"split 7 reopen false", "result 101", "split 7 reopen true", "split 7 reopen false", "result 102"}
+	if !reflect.DeepEqual(got, want) || rp.Splits != nil {
+		t.Errorf("entries %q (Splits %v), want %q and no Splits", got, rp.Splits, want)
 	}
 }

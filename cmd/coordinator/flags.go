@@ -172,7 +172,8 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 	fs.Var(depthFlag{&cfg.Depth}, "depth", "the plan's task size (`D` 0..7, or auto): 3 border queens, then up to 4 rows; auto gives tens of tasks per worker slot; tasks are split deeper on demand (--task-target)")
 	registerEngine(fs, cfg) // engine.go
 	fs.Var(negBool{&cfg.NoSplit}, "split", "split tasks on demand (the default); --split=false keeps the plan's tasks as they are")
-	fs.DurationVar(&cfg.TaskTarget, "task-target", coordinator.DefaultTaskTarget, "the task duration splitting aims at: a task estimated longer is split into its children before it is leased, and near the end a task leased longer is taken back and split; raised (and logged) for a board whose work would need more than half the 33,554,432 tasks splitting may make: about 3 min at N=26, 33 min at N=27")
+	fs.DurationVar(&cfg.TaskTarget, "task-target", coordinator.DefaultTaskTarget, "the task duration splitting aims at: a task estimated longer is split into its children before it is leased, and near the end a task leased longer is taken back and split")
+	fs.IntVar(&cfg.MinTasks, "min-tasks", 0, "split until every task is at most 1/`M` of the board's work, so that at least M tasks are made over the run (a load test of a long run's bookkeeping, with nqbench cluster --synthetic); 0: off")
 	fs.DurationVar(&cfg.Lease, "lease", cfg.Lease, fmt.Sprintf("how long a task stays with a worker that sends no heartbeat (at least %v)", minLease))
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, fmt.Sprintf("heartbeat interval asked of workers, at least %v and under half the lease (default lease/6)", minHeartbeat))
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", coordinator.DefaultMaxAttempts, "failed attempts per task before the job fails")
@@ -380,7 +381,7 @@ func checkDurations(cfg options, given map[string]bool) error {
 
 // firstExcludes are the flags of a cluster run, meaningless with --first
 // (one solution, found on this machine without workers or a journal).
-var firstExcludes = []string{"workers", "listen", "depth", "task-target", "split", "lease", "heartbeat", "max-attempts", "drain-timeout",
+var firstExcludes = []string{"workers", "listen", "depth", "task-target", "min-tasks", "split", "lease", "heartbeat", "max-attempts", "drain-timeout",
 	"verify-fraction", "max-message-rate", "max-workers", "token", "token-file", "tls-cert", "tls-key", "tls-ca", "state", "resume", "unique", "limit",
 	"progress", "http", "pprof", "http-tls"}
 

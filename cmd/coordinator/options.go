@@ -110,6 +110,7 @@ var flagNames = map[string]string{
 	"N": "--n", "Depth": "--depth", "Listen": "--listen", "Workers": "--workers",
 	"Lease": "--lease", "Heartbeat": "--heartbeat", "DrainTimeout": "--drain-timeout",
 	"SweepInterval": "--lease", "VerifyFraction": "--verify-fraction", "TaskTarget": "--task-target",
+	"MinTasks":    "--min-tasks",
 	"MessageRate": "--max-message-rate", "MaxAttempts": "--max-attempts", "MaxWorkers": "--max-workers",
 	"Pins": "--fix", "Engine": "--engine", "WorkerMemory": "--worker-memory",
 }

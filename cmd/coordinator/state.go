@@ -36,7 +36,7 @@ func (c journalCommits) Sync() error { return c.j.Sync() }
 func (c journalCommits) Distrust(worker uint64) error { return c.j.Distrust(worker) }
 
 func (c journalCommits) Split(sp coordinator.Split) error {
-	return c.j.Split(journal.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count})
+	return c.j.Split(journal.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count, Reopen: sp.Reopen})
 }
 
 // stateOpener returns the coordinator's OpenJournal hook for --state PATH
@@ -86,14 +86,25 @@ func stateOpener(path string, resume bool, log hclog.Logger, onSync func(time.Du
 		} else if c != nil {
 			log.Info("journal compacted", "bytes_before", c.Before, "bytes_after", c.After)
 		}
-		splits := make([]coordinator.Split, len(rp.Splits))
-		for i, sp := range rp.Splits {
-			splits[i] = coordinator.Split{Parent: sp.Parent, First: sp.First, Count: sp.Count}
-		}
-		log.Info("resuming", "state", path, "committed_tasks", j.Len(), "tasks", p.Len(), "splits", len(splits))
+		log.Info("resuming", "state", path, "committed_tasks", j.Len(), "tasks", p.Len())
 		j.ObserveSync(onSync)
 		*opened = j
-		return coordinator.Resumed{Journal: journalCommits{j}, Results: results(rp.Results()), Splits: splits, ReadErr: rp.Err}, nil
+		return coordinator.Resumed{Journal: journalCommits{j}, Results: results(rp.Results()), Entries: entries(rp.Entries()), ReadErr: rp.Err}, nil
+	}
+}
+
+// entries converts the journal's entries to the ones New replays; it
+// reads them as it goes.
+func entries(es iter.Seq[journal.Entry]) iter.Seq[coordinator.JournalEntry] {
+	return func(yield func(coordinator.JournalEntry) bool) {
+		for e := range es {
+			sp := coordinator.Split{Parent: e.Split.Parent, First: e.Split.First, Count: e.Split.Count, Reopen: e.Split.Reopen}
+			r := e.Result
+			c := solver.Counts{Total: r.Total, Unique: r.Unique, Nodes: r.Nodes}
+			if !yield(coordinator.JournalEntry{IsSplit: e.IsSplit, Split: sp, Result: coordinator.JournalResult{Index: r.Index, Counts: c, Worker: r.Worker}}) {
+				return
+			}
+		}
 	}
 }
 

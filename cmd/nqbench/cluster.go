@@ -123,6 +123,10 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 	if err != nil {
 		return rep, err
 	}
+	if cfg.MinTasks > 0 { // the tasks to commit are the split tree's leaves
+		rep.Tasks = sum.Tasks
+		fmt.Fprintf(logw, "nqbench cluster: %d tasks made (%d split), %d committed\n", sum.Tasks+int(sum.Splits), sum.Splits, sum.Committed)
+	}
 	rep.LoadgenCPU = (selfCPU() - cpu0).Seconds()
 	rep.WallSeconds = co.wall.Seconds()
 	rep.CoordinatorCPU = co.cpu.Seconds()

@@ -35,6 +35,7 @@ type clusterConfig struct {
 	Batches           bool          // ask for batched messages, as package worker does
 	Runs              bool          // ask for runs of tasks (Ready.runs), as package worker does
 	Joins             int           // Joins in flight at once
+	MinTasks          int           // the coordinator's --min-tasks (0: the plan's tasks, unsplit)
 	Timeout           time.Duration // bound on the whole run
 }
 
@@ -56,6 +57,7 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	fs.BoolVar(&c.Runs, "runs", false, "ask for runs of consecutive tasks, one lease and one Result each, as package worker does; each task then reports its time to answer (under a microsecond), so the coordinator sizes runs as for tasks that short")
 	fs.IntVar(&c.Joins, "joins", defaultJoins, "Joins in flight at once (the connection is dialled on the first)")
 	fs.BoolVar(&c.Synthetic, "synthetic", false, "answer every task with total 2, fundamental 1 instead of its real counts (no solver, no table)")
+	fs.IntVar(&c.MinTasks, "min-tasks", 0, "pass --min-tasks `M` to the coordinator, which then splits until at least M tasks are made (needs --synthetic: the split tasks are in no table)")
 	fs.StringVar(&c.Cache, "cache", "", "`DIR` of cached count tables (default: the user cache folder's nqueens)")
 	fs.DurationVar(&c.Timeout, "timeout", 30*time.Minute, "bound on the whole run")
 	if err := cli.Parse(fs, args, help, clusterUsage); err != nil {
@@ -78,6 +80,8 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 		return c, bad("--prefetch %d: want 0..%d", c.Prefetch, maxSimSlots-c.Slots)
 	case c.Joins < 1:
 		return c, bad("--joins %d must be at least 1", c.Joins)
+	case c.MinTasks < 0 || c.MinTasks > 0 && !c.Synthetic:
+		return c, bad("--min-tasks %d: want 0, or a count with --synthetic", c.MinTasks)
 	case c.Timeout <= 0:
 		return c, bad("--timeout %v must be positive", c.Timeout)
 	}

@@ -101,6 +101,9 @@ func startCoordinator(bin string, cfg clusterConfig) (*coordProc, error) {
 	if cfg.Synthetic {
 		args = append(args, "--synthetic-load")
 	}
+	if cfg.MinTasks > 0 { // the last --split wins
+		args = append(args, "--split=true", "--min-tasks", strconv.Itoa(cfg.MinTasks))
+	}
 	c := &coordProc{cmd: exec.Command(bin, args...), addrCh: make(chan string, 1),
 		logged: make(chan struct{}), stopRS: make(chan struct{})}
 	c.cmd.Stdout = &c.stdout

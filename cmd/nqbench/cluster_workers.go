@@ -38,10 +38,14 @@ type simJob struct {
 	slots, prefetch int
 	batches         bool // ask for AssignBatch and AckBatch (worker.Config.NoBatches)
 	runs            bool // ask for runs of tasks (worker.Config.NoRuns)
+	synthetic       bool // answer syntheticCounts for a split's children too (--min-tasks)
 }
 
 // count answers one task from the table: the workers' worker.Config.Count.
 func (j *simJob) count(n int, t solver.Task) (solver.Counts, error) {
+	if j.synthetic && n == j.n && t.Index >= len(j.table) {
+		return syntheticCounts, nil
+	}
 	if n != j.n || t.Index < 0 || t.Index >= len(j.table) {
 		return solver.Counts{}, fmt.Errorf("task %d of n=%d is not in the plan of the table", t.Index, n)
 	}
@@ -69,7 +73,7 @@ func drive(ctx context.Context, co *coordProc, cfg clusterConfig, plan solver.Pl
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	job := &simJob{addr: addr, n: plan.N, depth: plan.Depth, tasks: plan.Len(), fingerprint: plan.Fingerprint(),
-		table: table, slots: cfg.Slots, prefetch: cfg.Prefetch, batches: cfg.Batches, runs: cfg.Runs}
+		table: table, slots: cfg.Slots, prefetch: cfg.Prefetch, batches: cfg.Batches, runs: cfg.Runs, synthetic: cfg.Synthetic}
 	joins := make(chan struct{}, cfg.Joins)
 	joining, stopJoining := context.WithCancel(wctx) // ended when the coordinator has exited
 	defer stopJoining()

@@ -36,13 +36,13 @@ type Verdict struct {
 func (s *Scheduler) Result(sess *Session, r Report) Verdict {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.Task.Plan != s.fingerprint || r.Task.Index < 0 || r.Task.Index >= len(s.tasks) {
+	if r.Task.Plan != s.fingerprint || r.Task.Index < 0 || r.Task.Index >= s.store.len() {
 		s.stats.Rejected++
 		sess.warns.warn("result for unknown task dropped", "plan", r.Task.Plan, "task", r.Task.Index)
 		return Verdict{Outcome: OutcomeRejected, Reason: "unknown task or other plan"}
 	}
 	idx := r.Task.Index
-	t := &s.tasks[idx]
+	t := s.store.at(idx)
 	l := s.leases[r.Lease]
 	own := l != nil && l.sess == sess && l.task == idx
 	if len(r.Run) > 0 || own && l.run > 1 {
@@ -62,9 +62,17 @@ func (s *Scheduler) Result(sess *Session, r Report) Verdict {
 		endOwn()
 		s.stats.Superseded++
 		return Verdict{Outcome: OutcomeDuplicate, Reason: "task was split"}
+	case t.is(taskGone): // a collapsed ancestor counts it
+		endOwn()
+		s.stats.Duplicates++
+		return Verdict{Outcome: OutcomeDuplicate, Reason: "already committed (collapsed)"}
 	case t.is(taskCommitted) && own && l.verify && t.verify != verifyNone:
 		endOwn()
 		return s.verifyResultLocked(sess, idx, r.Counts)
+	case own && l.verify && !t.is(taskCommitted): // its task was taken back from its committer meanwhile
+		endOwn()
+		s.stats.Duplicates++
+		return Verdict{Outcome: OutcomeDuplicate, Reason: "verified task was taken back"}
 	case t.is(taskCommitted):
 		endOwn()
 		v := s.againLocked(sess, idx, r.Counts)
@@ -191,9 +199,10 @@ func (t Ticket) add(u Ticket) Ticket {
 // commitTaskLocked commits counts c (and a listing's spill) as task idx's
 // result, which the caller has journaled.
 func (s *Scheduler) commitTaskLocked(sess *Session, idx int, c solver.Counts, spill string) {
-	t := &s.tasks[idx]
+	t := s.store.at(idx)
 	t.set(taskCommitted, true)
 	t.setCommitter(sess.serial)
+	t.c = c
 	s.committers[sess.serial] = sess
 	s.known.recent(idx, c)
 	delete(s.failedOn, idx) // its failures no longer count
@@ -201,7 +210,6 @@ func (s *Scheduler) commitTaskLocked(sess *Session, idx int, c solver.Counts, sp
 	s.addLocked(c, 1)
 	sess.tasks++
 	sess.nodes = solver.SaturatingAdd(sess.nodes, c.Nodes)
-	sess.standing = addCounts(sess.standing, c, 1)
 	s.work.commit(idx, c.Nodes, false)
 	// Another attempt still runs: stop it. A run goes on with its other
 	// tasks; its Result counts this one as a duplicate.
@@ -213,6 +221,7 @@ func (s *Scheduler) commitTaskLocked(sess *Session, idx int, c solver.Counts, sp
 		s.opt.Listing.Add(idx, spill)
 	}
 	s.sampleLocked(idx, c)
+	s.childCommittedLocked(idx)
 }
 
 // Settle waits, outside the lock, until the journal holds the commits of
@@ -357,24 +366,29 @@ func Restorable(n int, results iter.Seq[JournalResult]) (restored iter.Seq[Journ
 func (s *Scheduler) Restore(index int, c solver.Counts) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if index < 0 || index >= len(s.tasks) {
-		return fmt.Errorf("restore task %d: plan has %d tasks", index, len(s.tasks))
+	if index < 0 || index >= s.store.len() {
+		return fmt.Errorf("restore task %d: plan has %d tasks", index, s.store.len())
 	}
 	if reason := s.implausible(c, s.committedLocked()); reason != "" {
 		s.log.Warn("journal record dropped; the task is computed again", "task", index, "reason", reason)
 		return nil
 	}
-	t := &s.tasks[index]
+	t := s.store.at(index)
+	if t.is(taskGone) { // a reopened subtree's: superseded
+		return nil
+	}
 	if t.is(taskSplit) { // its children cover it (a record of a distrusted worker's time)
 		s.log.Warn("journal record of a task split since dropped", "task", index)
 		return nil
 	}
 	if !t.is(taskCommitted) {
 		t.set(taskCommitted|taskRestored, true)
+		t.c = c
 		s.committed++
 		s.restored++
 		s.addLocked(c, 1)
 		s.work.commit(index, c.Nodes, true)
+		s.childCommittedLocked(index)
 	}
 	return nil
 }

@@ -25,4 +25,10 @@
 // solutions, more than the whole board has) are rejected and earn the
 // worker a strike; MaxStrikes strikes quarantine it. Totals are recomputed
 // from the committed results with overflow-checked addition.
+//
+// Memory follows the live work (collapse.go): a split whose children are
+// all committed collapses into one committed record of its subtree's
+// sums, task records live in chunks released when every task in them is
+// gone, and the size rule splits depth first, so the scheduler holds the
+// queued, leased and not-yet-collapsed tasks, never every task made.
 package sched

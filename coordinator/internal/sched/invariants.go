@@ -37,8 +37,8 @@ func (s *Scheduler) invariantsLocked() error {
 			return fmt.Errorf("live lease %d is not its session's", id)
 		}
 		if l.verify {
-			if !s.tasks[l.task].is(taskCommitted) || s.tasks[l.task].verify != verifyLeased {
-				return fmt.Errorf("verification lease %d of task %d: committed %v, verify state %d", id, l.task, s.tasks[l.task].is(taskCommitted), s.tasks[l.task].verify)
+			if t := s.store.at(l.task); !t.is(taskCommitted) || t.is(taskGone) || t.verify != verifyLeased {
+				return fmt.Errorf("verification lease %d of task %d: committed %v, gone %v, verify state %d", id, l.task, t.is(taskCommitted), t.is(taskGone), t.verify)
 			}
 			continue
 		}
@@ -53,8 +53,8 @@ func (s *Scheduler) invariantsLocked() error {
 				return fmt.Errorf("task %d of lease %d is not held by it", idx, id)
 			}
 			holder[idx] = id
-			if s.tasks[idx].is(taskSplit) {
-				return fmt.Errorf("split task %d is leased (lease %d)", idx, id)
+			if t := s.store.at(idx); t.is(taskSplit) || t.is(taskGone) {
+				return fmt.Errorf("split or gone task %d is leased (lease %d)", idx, id)
 			}
 		}
 	}
@@ -71,28 +71,107 @@ func (s *Scheduler) invariantsLocked() error {
 	return s.taskInvariantsLocked(holder)
 }
 
-// taskInvariantsLocked checks each task record against the leases
-// (holder), the queue and the counts.
+// taskInvariantsLocked checks each live task record against the leases
+// (holder), the queue, the open splits, the collapsed records and the
+// counts: a task not split is committed, leased or queued; a split is
+// open and its pending children are the ones not committed; a collapsed
+// record stands for at least one leaf; the committed leaves and the
+// leaves of the tree add up to the counters; no task's chunk is released
+// while the task lives.
 func (s *Scheduler) taskInvariantsLocked(holder map[int]uint64) error {
-	committed, splits := 0, 0
-	for idx := range s.tasks {
-		t := &s.tasks[idx]
-		_, leased := holder[idx]
-		queued := t.is(taskQueued) || idx >= s.next && idx < s.sp.base
+	committed, leaves, splits, restored := 0, 0, 0, 0
+	var err error
+	s.store.each(func(idx int, t *taskRec) {
+		if err != nil {
+			return
+		}
+		err = s.taskInvariantLocked(idx, t, holder)
 		switch {
 		case t.is(taskSplit):
 			splits++
 		case t.is(taskCommitted):
-			committed++
-		case !leased && !queued && s.err == nil:
-			return fmt.Errorf("task %d is lost: not committed, split, leased or queued", idx)
+			n := s.leavesOf(idx, t)
+			committed += n
+			leaves += n
+			if t.is(taskCollapsed) {
+				restored += s.collapsed[idx].restored
+			} else if t.is(taskRestored) {
+				restored++
+			}
+		default:
+			leaves++
 		}
-	}
-	if committed != s.committed || uint64(splits) != s.stats.Splits {
-		return fmt.Errorf("%d committed and %d split tasks, counted %d and %d", committed, splits, s.committed, s.stats.Splits)
-	}
-	if s.restored > s.committed {
+	})
+	switch {
+	case err != nil:
+		return err
+	case committed != s.committed || leaves != s.leaves:
+		return fmt.Errorf("%d committed of %d leaf tasks, counted %d of %d", committed, leaves, s.committed, s.leaves)
+	case splits != len(s.open):
+		return fmt.Errorf("%d split tasks, %d open splits", splits, len(s.open))
+	case restored != s.restored:
+		return fmt.Errorf("%d restored tasks, counted %d", restored, s.restored)
+	case s.restored > s.committed:
 		return fmt.Errorf("%d restored of %d committed", s.restored, s.committed)
 	}
+	for idx := range holder {
+		if s.store.at(idx).is(taskGone) {
+			return fmt.Errorf("gone task %d is leased", idx)
+		}
+	}
 	return nil
+}
+
+// taskInvariantLocked checks live task idx (record t).
+func (s *Scheduler) taskInvariantLocked(idx int, t *taskRec, holder map[int]uint64) error {
+	_, leased := holder[idx]
+	queued := t.is(taskQueued) || idx >= s.next && idx < s.sp.base
+	if idx >= s.sp.base {
+		p := int(t.parent)
+		if _, ok := s.open[p]; !ok || s.store.at(p).is(taskGone) {
+			return fmt.Errorf("task %d lives, its parent %d is not an open split", idx, p)
+		}
+	}
+	switch {
+	case t.is(taskSplit):
+		o, ok := s.open[idx]
+		if !ok {
+			return fmt.Errorf("split task %d has no open split", idx)
+		}
+		pending := 0
+		for i := o.first; i < o.first+int(o.count); i++ {
+			c := s.store.at(i)
+			if c.is(taskGone) {
+				return fmt.Errorf("child %d of open split %d is gone", i, idx)
+			}
+			if !c.is(taskCommitted) {
+				pending++
+			}
+		}
+		if pending != int(o.pending) {
+			return fmt.Errorf("split %d: %d children not committed, counted %d (%+v, made %d)", idx, pending, o.pending, o, s.store.len())
+		}
+		if pending == 0 && !s.opt.Want && s.err == nil && !s.verifyingChildLocked(o) {
+			return fmt.Errorf("split %d: every child committed and none verified, not collapsed", idx)
+		}
+	case t.is(taskCollapsed):
+		if c, ok := s.collapsed[idx]; !ok || c.leaves < 1 || !t.is(taskCommitted) {
+			return fmt.Errorf("collapsed task %d: record %+v (kept %v), committed %v", idx, c, ok, t.is(taskCommitted))
+		}
+	case t.is(taskCommitted):
+	case !leased && !queued && s.err == nil:
+		return fmt.Errorf("task %d is lost: not committed, split, leased or queued", idx)
+	}
+	return nil
+}
+
+// verifyingChildLocked reports whether a child of o is being verified,
+// which holds its collapse.
+func (s *Scheduler) verifyingChildLocked(o openSplit) bool {
+	for i := o.first; i < o.first+int(o.count); i++ {
+		if s.store.at(i).verify != verifyNone || s.holder[i] != nil {
+			return true
+		}
+	}
+	return false
 }

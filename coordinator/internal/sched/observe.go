@@ -19,13 +19,12 @@ import (
 // unit; a split shares its task's weight among its children, so splitting
 // changes no estimate.
 type workEstimate struct {
-	starts    []int       // the first plan task of each group, in order (solver.Plan.LeadingStarts)
-	kidGroup  []uint8     // task base+i -> its group
-	kidWeight []float32   // task base+i -> its units
-	base      int         // the plan's tasks, one unit each
-	groups    []workGroup // by Prefix[0]
-	all       workGroup   // every committed task
-	done      float64     // nodes committed by this run
+	starts []int       // the first plan task of each group, in order (solver.Plan.LeadingStarts)
+	store  *taskStore  // a split's child's group and units are in its record
+	base   int         // the plan's tasks, one unit each
+	groups []workGroup // by Prefix[0]
+	all    workGroup   // every committed task
+	done   float64     // nodes committed by this run
 }
 
 type workGroup struct {
@@ -42,8 +41,8 @@ type workGroup struct {
 // newWorkEstimate groups p's tasks by their first value: the plan keeps a
 // group's tasks together, so a group is a range of indices and nothing is
 // kept per task of the plan.
-func newWorkEstimate(p solver.Plan) workEstimate {
-	w := workEstimate{starts: p.LeadingStarts(), base: p.Len()}
+func newWorkEstimate(p solver.Plan, store *taskStore) workEstimate {
+	w := workEstimate{starts: p.LeadingStarts(), base: p.Len(), store: store}
 	w.groups = make([]workGroup, len(w.starts))
 	for g, first := range w.starts {
 		end := w.base
@@ -59,7 +58,7 @@ func newWorkEstimate(p solver.Plan) workEstimate {
 // groupOf returns task idx's group.
 func (w *workEstimate) groupOf(idx int) *workGroup {
 	if idx >= w.base {
-		return &w.groups[w.kidGroup[idx-w.base]]
+		return &w.groups[w.store.at(idx).group]
 	}
 	return &w.groups[sort.Search(len(w.starts), func(g int) bool { return w.starts[g] > idx })-1]
 }
@@ -67,21 +66,20 @@ func (w *workEstimate) groupOf(idx int) *workGroup {
 // weightOf returns task idx's units.
 func (w *workEstimate) weightOf(idx int) float64 {
 	if idx >= w.base {
-		return float64(w.kidWeight[idx-w.base])
+		return float64(w.store.at(idx).weight)
 	}
 	return 1
 }
 
-// split appends one of the k children of task parent.
-func (w *workEstimate) split(parent, k int) {
-	g := uint8(0)
+// child returns the group and units of each of the k children of task
+// parent.
+func (w *workEstimate) child(parent, k int) (group uint8, units float32) {
 	if parent >= w.base {
-		g = w.kidGroup[parent-w.base]
+		group = w.store.at(parent).group
 	} else {
-		g = uint8(sort.Search(len(w.starts), func(g int) bool { return w.starts[g] > parent }) - 1)
+		group = uint8(sort.Search(len(w.starts), func(g int) bool { return w.starts[g] > parent }) - 1)
 	}
-	w.kidGroup = append(w.kidGroup, g)
-	w.kidWeight = append(w.kidWeight, float32(w.weightOf(parent)/float64(k)))
+	return group, float32(w.weightOf(parent) / float64(k))
 }
 
 // commit records a committed task's nodes; restored tasks teach the
@@ -318,3 +316,17 @@ type Event struct {
 // maxEvents is how many recent events a job keeps: enough for a dashboard's
 // history, bounded whatever a flapping cluster does.
 const maxEvents = 256
+
+// Tree is the shape of the job's task tree over the run: the tasks made
+// (the plan's and every split's children), the most that were live at
+// once and those live now (store.go), and the splits collapsed.
+type Tree struct {
+	Made, PeakLive, Live, Collapsed int
+}
+
+// Tree returns the task tree's shape.
+func (s *Scheduler) Tree() Tree {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Tree{Made: s.store.len(), PeakLive: s.store.peak, Live: s.store.live, Collapsed: s.collapses}
+}

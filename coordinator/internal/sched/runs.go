@@ -63,8 +63,8 @@ func (s *Scheduler) runLocked(first int) int {
 // and for one committed, split, leased or too big (the size rule splits
 // it when it is popped).
 func (s *Scheduler) takeQueuedLocked(idx int) bool {
-	t := &s.tasks[idx]
-	if t.is(taskCommitted) || t.is(taskSplit) || s.holder[idx] != nil || s.tooBigLocked(idx) {
+	t := s.store.at(idx)
+	if t.is(taskCommitted) || t.is(taskSplit) || t.is(taskGone) || s.holder[idx] != nil || s.tooBigLocked(idx) {
 		return false
 	}
 	switch {
@@ -89,7 +89,7 @@ func (s *Scheduler) requeueRunLocked(l *lease, why cause) {
 		l.sess.runs = false
 	}
 	for idx := l.task; idx < l.task+l.run; idx++ {
-		if t := &s.tasks[idx]; !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) {
+		if t := s.store.at(idx); !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) && !t.is(taskGone) {
 			s.retryPushLocked(idx)
 		}
 	}
@@ -125,9 +125,11 @@ func (s *Scheduler) runResultLocked(sess *Session, l *lease, own bool, r Report)
 	self := -1 // the first task whose commit by this worker it contradicts
 	for i, c := range r.Run {
 		idx := l.task + i
-		switch t := &s.tasks[idx]; {
+		switch t := s.store.at(idx); {
 		case t.is(taskSplit): // its children count it now
 			s.stats.Superseded++
+		case t.is(taskGone): // a collapsed ancestor counts it
+			s.stats.Duplicates++
 		case t.is(taskCommitted):
 			again := s.againLocked(sess, idx, c)
 			if again.Outcome == OutcomeConflict && v.Outcome != OutcomeCommitted {

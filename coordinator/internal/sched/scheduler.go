@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/nqueens/nqueens/internal/offheap"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -155,14 +155,10 @@ type lease struct {
 	verify   bool      // a verification of a committed task
 }
 
-// taskState is the scheduler's record of one task of the plan: 6 bytes
-// of bytes (no padding) and no pointer, so a job of 10^7 tasks keeps 60
-// MB, outside the heap (package offheap), whose pages stay untouched
-// until tasks reach them. A task's counts are not kept: the
-// running sums hold them (a session's, for a quarantine), and
-// knownCounts those of the sampled and recent commits, for verification
-// and conflicts. Its live lease is in scheduler.holder; a child's depth
-// is in its split record (split.go).
+// taskState is a task's state, in its record (taskRec, store.go): 6
+// bytes, no pointer. Its live lease is in scheduler.holder; the counts of
+// its commit are in its record while it lives, then in its collapsed
+// ancestor's (collapse.go).
 type taskState struct {
 	by     [4]byte     // committer, little-endian: see committer
 	flags  taskFlags   // committed, restored, queued, split, nosplit
@@ -185,6 +181,8 @@ const (
 	taskQueued              // in the ready heap
 	taskSplit               // split into children (split.go): never leased or counted again
 	taskNoSplit             // found not to split
+	taskGone                // collapsed into its parent or dropped with a reopened subtree (collapse.go)
+	taskCollapsed           // committed as its collapsed subtree's one record (collapse.go)
 )
 
 // is reports whether every flag of f is set.
@@ -216,6 +214,11 @@ type Options struct {
 	// 0 means DefaultTaskTarget.
 	TaskTarget time.Duration
 	NoSplit    bool // keep the plan's tasks (Config.NoSplit)
+	// MinTasks makes the size rule split until every task is at most
+	// 1/MinTasks of the board's estimated work, so that at least MinTasks
+	// tasks are made over the run (a load test of the bookkeeping of a
+	// run of minute-long tasks on a big board); 0: no such rule.
+	MinTasks int
 	// Synthetic: made-up counts (a load test); the sums are not compared
 	// with the board's published counts.
 	Synthetic bool
@@ -223,6 +226,7 @@ type Options struct {
 	// maxTasks (tests).
 	testBoardSeconds float64
 	testMaxTasks     int
+	testChunkBits    int // replaces chunkBits (store.go)
 	MaxSessions      int // joined workers at most (DefaultMaxSessions)
 	// Done is closed when every task is committed (and verified) or the
 	// job failed; nil makes one. The job shares it with the listing.
@@ -247,12 +251,18 @@ type Scheduler struct {
 
 	mu guard
 	// mu guards every field below.
-	tasks         []taskState
+	store         taskStore           // the live tasks' records by index (store.go)
+	open          map[int]openSplit   // split tasks not collapsed yet (collapse.go)
+	collapsed     map[int]collapsed   // live collapsed records (collapse.go)
+	leaves        int                 // leaf tasks of the job's tree (a collapsed record counts its leaves)
+	collapses     int                 // splits collapsed
+	reopened      int                 // collapsed tasks reopened by a quarantine
 	holder        map[int]*lease      // task -> the live lease that covers it (a run's for each of its tasks; not a verification)
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
 	committers    map[uint32]*Session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
 	retry         readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
+	deep          []int               // children of the size rule's splits, served first, depth first (split.go)
 	next          int                 // the plan's next task never leased
 	sp            splitter            // the splits (split.go)
 	liveSlots     int                 // slots of the attached sessions
@@ -263,7 +273,7 @@ type Scheduler struct {
 	ended         leaseRing           // recently ended leases, for late results
 	nextLease     uint64
 	nextWID       uint64
-	committed     int
+	committed     int // committed leaf tasks (a collapsed record counts its leaves)
 	restored      int
 	solutions     uint64 // committed solutions so far (totals recomputes the result)
 	unique        uint64 // committed fundamental solutions so far
@@ -309,6 +319,8 @@ func NewScheduler(opt Options) *Scheduler {
 		rng:         rand.New(rand.NewPCG(opt.Plan.Fingerprint(), 0x6e71756565)),
 		runsOK:      opt.Plan.Kind == solver.KindCount && !opt.Want,
 		holder:      make(map[int]*lease),
+		open:        make(map[int]openSplit),
+		collapsed:   make(map[int]collapsed),
 		known:       newKnownCounts(),
 		committers:  make(map[uint32]*Session),
 		failedOn:    make(map[int][]string),
@@ -320,14 +332,14 @@ func NewScheduler(opt Options) *Scheduler {
 	if s.done == nil {
 		s.done = make(chan struct{})
 	}
-	s.work = newWorkEstimate(opt.Plan)
+	s.work = newWorkEstimate(opt.Plan, &s.store)
 	s.sp = newSplitter(opt)
-	s.tasks = offheap.Make[taskState](s, opt.Plan.Len(), opt.Plan.Len()+s.sp.room(opt.Plan.Len())) // 10^7 records the collector need not pace on
-	s.events.clock = opt.Clock
-	if s.sp.asked > 0 {
-		s.log.Info("task target raised: the board's estimated work would need more tasks than splitting may make",
-			"task_target", s.sp.target.Round(time.Second), "asked", s.sp.asked, "max_tasks", s.sp.max)
+	s.store.bits = cmp.Or(opt.testChunkBits, chunkBits)
+	for range opt.Plan.Len() {
+		s.store.add(taskRec{})
 	}
+	s.leaves = opt.Plan.Len()
+	s.events.clock = opt.Clock
 	return s
 }
 
@@ -372,17 +384,16 @@ type Session struct {
 	held        map[uint64]*lease // live leases by id
 	attached    bool
 	gone        bool
-	quarantined bool          // caught lying: drained, its results refused
-	strikes     int           // invalid batches and results it sent
-	joined      time.Time     // when Join made the session (unattached ones expire)
-	tasks       uint64        // tasks it committed
-	nodes       uint64        // nodes of those tasks
-	standing    solver.Counts // the counts of its commits that still stand (a quarantine takes them back)
-	batches     bool          // JoinRequest.Batches, for the mailbox Attach opens
-	verify      float64       // JoinRequest.VerifyFraction
-	out         Mailbox       // nil until Attach
-	warns       *warnLimiter  // its warnings, rate-limited
-	lastSeen    atomic.Int64  // unix nanoseconds of its last message
+	quarantined bool         // caught lying: drained, its results refused
+	strikes     int          // invalid batches and results it sent
+	joined      time.Time    // when Join made the session (unattached ones expire)
+	tasks       uint64       // tasks it committed
+	nodes       uint64       // nodes of those tasks
+	batches     bool         // JoinRequest.Batches, for the mailbox Attach opens
+	verify      float64      // JoinRequest.VerifyFraction
+	out         Mailbox      // nil until Attach
+	warns       *warnLimiter // its warnings, rate-limited
+	lastSeen    atomic.Int64 // unix nanoseconds of its last message
 }
 
 // ID is the session's worker id, which its Work stream names.
@@ -543,7 +554,7 @@ func (s *Scheduler) dispatchLocked() {
 		return
 	}
 	s.fillLocked()
-	if s.retry.Len() > 0 || s.next < s.sp.base || len(s.verifyQ) > 0 {
+	if s.waitingLocked() || len(s.verifyQ) > 0 {
 		s.serveHungryLocked()
 	}
 	s.verifyLocallyLocked()
@@ -567,7 +578,7 @@ func (s *Scheduler) serveHungryLocked() {
 				continue
 			}
 			if idx, ok := s.popVerifyLocked(sess); ok {
-				s.tasks[idx].verify = verifyLeased
+				s.store.at(idx).verify = verifyLeased
 				s.leaseLocked(sess, idx, 1, true)
 				continue
 			}
@@ -576,7 +587,7 @@ func (s *Scheduler) serveHungryLocked() {
 		if sess.credits == 0 {
 			delete(s.hungry, sess)
 		}
-		if s.retry.Len() == 0 && s.next >= s.sp.base && len(s.verifyQ) == 0 {
+		if !s.waitingLocked() && len(s.verifyQ) == 0 {
 			return // nothing left for anyone
 		}
 	}
@@ -646,7 +657,7 @@ func (s *Scheduler) takeBackLocked(l *lease, why cause, reason string) {
 		s.requeueRunLocked(l, why)
 		return
 	}
-	t := &s.tasks[l.task]
+	t := s.store.at(l.task)
 	if l.verify { // the verification goes back to its queue
 		if t.verify == verifyLeased && t.is(taskCommitted) {
 			t.verify = verifyQueued
@@ -663,7 +674,7 @@ func (s *Scheduler) takeBackLocked(l *lease, why cause, reason string) {
 			return
 		}
 	}
-	if !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) {
+	if !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) && !t.is(taskGone) {
 		s.retryPushLocked(l.task)
 	}
 }
@@ -690,8 +701,34 @@ func addDistinct(names []string, name string) []string {
 
 // retryPushLocked queues a task at the front.
 func (s *Scheduler) retryPushLocked(idx int) {
+	if s.retry.Len() > 2*s.store.live+staleSlack {
+		s.pruneRetryLocked()
+	}
 	heap.Push(&s.retry, readyItem{depth: s.depthLocked(idx), idx: idx})
-	s.tasks[idx].set(taskQueued, true)
+	s.store.at(idx).set(taskQueued, true)
+}
+
+// staleSlack is how many entries the ready heap may hold beyond twice
+// the live tasks before its stale ones are dropped.
+const staleSlack = 1 << 12
+
+// pruneRetryLocked drops the ready heap's stale entries (tasks committed,
+// split or gone since they were queued), which a replay leaves by the
+// million (every restored split queues its children, and most collapse
+// before any is leased): the heap then holds at most the live tasks, and
+// the cost is amortized over the pushes that made it grow.
+func (s *Scheduler) pruneRetryLocked() {
+	keep := s.retry[:0]
+	for _, it := range s.retry {
+		if t := s.store.at(it.idx); t.is(taskQueued) && !t.is(taskCommitted) && !t.is(taskSplit) && !t.is(taskGone) {
+			keep = append(keep, it)
+		} else if !t.is(taskGone) {
+			t.set(taskQueued, false)
+		}
+	}
+	clear(s.retry[len(keep):])
+	s.retry = keep
+	heap.Init(&s.retry)
 }
 
 // Heartbeat extends the leases a session still holds.

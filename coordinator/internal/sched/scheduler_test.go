@@ -1127,6 +1127,7 @@ type memJournal struct {
 	by        map[int]uint64
 	distrust  []uint64
 	splits    []Split
+	log       []any // every record in order: Split, JournalResult, or a distrusted key (uint64)
 	commitErr error
 	syncErr   error
 }
@@ -1135,6 +1136,7 @@ func (j *memJournal) Split(sp Split) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.splits = append(j.splits, sp)
+	j.log = append(j.log, sp)
 	return nil
 }
 
@@ -1145,6 +1147,7 @@ func (j *memJournal) Commit(index int, c solver.Counts, worker uint64) error {
 		return j.commitErr
 	}
 	j.commits[index], j.by[index] = c, worker
+	j.log = append(j.log, JournalResult{Index: index, Counts: c, Worker: worker})
 	return nil
 }
 
@@ -1167,6 +1170,7 @@ func (j *memJournal) Distrust(worker uint64) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.distrust = append(j.distrust, worker)
+	j.log = append(j.log, worker)
 	return nil
 }
 

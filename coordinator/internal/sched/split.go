@@ -47,21 +47,16 @@ const DefaultTaskTarget = time.Minute
 // task without waiting for the queue to be refilled.
 const splitPerSlot = 32
 
-// maxTasks bounds the tasks a job may hold, its plan's and those
-// splitting makes: about 19 bytes each (a 6-byte record, the child's
-// parent, value and depth, its share of the work estimate), so 2^25 tasks
-// stay under a gigabyte; a worker that lies about its tasks' durations can make
-// the scheduler split more, never grow it past this.
+// maxTasks bounds the live tasks of a job (store.go): the plan's, and
+// those splitting made that are queued, leased or under a split not
+// collapsed yet. A live task costs about 60 bytes (its 48-byte record,
+// its queue entry, its share of an open split), so 2^25 of them stay
+// under 2 GB; the tasks made over a run are not bounded (indices are
+// 63-bit). Splitting depth first (the size rule's deep stack) and
+// collapsing keep a run far below it: a worker that lies about its
+// tasks' durations can make the scheduler split more, never grow it past
+// this.
 const maxTasks = 1 << 25
-
-// room is how many tasks splitting may add to a plan of planTasks (the
-// task records reserve room for them): none when the plan does not split.
-func (sp splitter) room(planTasks int) int {
-	if !sp.on {
-		return 0
-	}
-	return max(0, sp.max-planTasks) + solver.MaxN
-}
 
 // minDurationSamples is how many measured tasks the size rule waits for
 // before it trusts their durations over boardSeconds' guess.
@@ -76,6 +71,9 @@ const minSplitSeconds = 0.01
 // First.. (a journal's split record, for a resumed job).
 type Split struct {
 	Parent, First, Count int
+	// Reopen: task Parent's subtree was dropped and Parent queued again
+	// as one task (a quarantine, collapse.go); First and Count are 0.
+	Reopen bool
 }
 
 // Resumed is what a journal gives a resumed job (Config.OpenJournal).
@@ -89,6 +87,18 @@ type Resumed struct {
 	// them failed (they ended early): the resume must stop.
 	ReadErr func() error
 	Splits  []Split // in the journal's order
+	// Entries, when set, are the journal's splits and results in its
+	// order (its results those of Results less the distrusted workers'):
+	// a resume replays them instead of Splits then Results, so that
+	// collapse keeps its memory to the live tasks at every point.
+	Entries iter.Seq[JournalEntry]
+}
+
+// JournalEntry is a split (IsSplit) or a result of a journal, in order.
+type JournalEntry struct {
+	IsSplit bool
+	Split   Split
+	Result  JournalResult
 }
 
 // splitter is the scheduler's record of the splits; guarded by
@@ -97,16 +107,13 @@ type splitter struct {
 	on      bool          // the plan's kind splits (pinned plans do not)
 	target  time.Duration // TaskTarget
 	base    int           // the plan's tasks
-	kids    []child       // the tasks past base
 	deepest int           // the longest prefix of any task
 	board   float64       // boardSeconds: the guess before measurements
-	max     int           // maxTasks
-	// asked is TaskTarget when the board is too big for it: N=27 in tasks
-	// of a minute would take 5·10^8 of them. target is then what fits in
-	// half the bound: tasks of about one size from the start, and the
-	// other half of the bound left for the straggler rule at the end,
-	// instead of a minute each until the bound and hours each after it.
-	asked time.Duration
+	max     int           // maxTasks: the live tasks at most
+	// minUnits, when MinTasks is set, is the largest share of the work
+	// (workEstimate units) a task may have: the plan's units over
+	// MinTasks, so that splitting makes at least MinTasks tasks.
+	minUnits float64
 }
 
 // newSplitter returns the splitter of opt's plan.
@@ -122,18 +129,10 @@ func newSplitter(opt Options) splitter {
 	if opt.testBoardSeconds > 0 {
 		sp.board = opt.testBoardSeconds
 	}
-	if fit := time.Duration(sp.board / float64(sp.max/2) * float64(time.Second)); sp.on && fit > sp.target {
-		sp.asked, sp.target = sp.target, fit
+	if opt.MinTasks > 0 && sp.on {
+		sp.minUnits = float64(sp.base) / float64(opt.MinTasks)
 	}
 	return sp
-}
-
-// child is a task made by a split: its prefix is its parent's and value,
-// depth long.
-type child struct {
-	parent int32
-	value  uint8
-	depth  uint8
 }
 
 // prefixLocked returns task idx's prefix, which the caller must not
@@ -145,7 +144,7 @@ func (s *Scheduler) prefixLocked(idx int) []int {
 	var rev [solver.MaxN + 1]int
 	n := 0
 	for idx >= s.sp.base {
-		c := s.sp.kids[idx-s.sp.base]
+		c := s.store.at(idx)
 		rev[n] = int(c.value)
 		n++
 		idx = int(c.parent)
@@ -163,8 +162,8 @@ func (s *Scheduler) prefixLocked(idx int) []int {
 // at the board's last row, or the task bound reached). A leased task's
 // lease is taken back and cancelled on its worker.
 func (s *Scheduler) splitLocked(idx int, why string) bool {
-	t := &s.tasks[idx]
-	if !s.sp.on || t.is(taskCommitted) || t.is(taskSplit) || t.is(taskNoSplit) || len(s.tasks)+solver.MaxN > s.sp.max {
+	t := s.store.at(idx)
+	if !s.sp.on || t.is(taskCommitted) || t.is(taskSplit) || t.is(taskNoSplit) || t.is(taskGone) || s.store.live+solver.MaxN > s.sp.max {
 		return false
 	}
 	prefix := s.prefixLocked(idx)
@@ -173,14 +172,14 @@ func (s *Scheduler) splitLocked(idx int, why string) bool {
 		t.set(taskNoSplit, true)
 		return false
 	}
-	sp := Split{Parent: idx, First: len(s.tasks), Count: len(kids)}
+	sp := Split{Parent: idx, First: s.store.len(), Count: len(kids)}
 	if s.opt.Journal != nil {
 		if err := s.opt.Journal.Split(sp); err != nil {
 			s.failLocked(fmt.Errorf("journal split of task %d: %w", idx, err))
 			return false
 		}
 	}
-	s.applySplitLocked(sp, kids)
+	s.applySplitLocked(sp, kids, why == "size")
 	if l := s.holder[idx]; l != nil && l.run == 1 { // a run's Result counts it superseded
 		l.sess.out.Cancel(l.id, s.taskID(idx), "task split")
 		s.takeBackLocked(l, causeSplit, "task split")
@@ -189,37 +188,51 @@ func (s *Scheduler) splitLocked(idx int, why string) bool {
 	return true
 }
 
-// applySplitLocked marks sp.Parent split and queues its children.
-func (s *Scheduler) applySplitLocked(sp Split, kids [][]int) {
+// applySplitLocked marks sp.Parent split and queues its children: on the
+// deep stack (deep, the size rule's), first child on top, or in the
+// ready heap.
+func (s *Scheduler) applySplitLocked(sp Split, kids [][]int, deep bool) {
 	depth := len(kids[0])
-	s.tasks[sp.Parent].set(taskSplit, true)
+	s.store.at(sp.Parent).set(taskSplit, true)
 	s.sp.deepest = max(s.sp.deepest, depth)
 	s.stats.Splits++
+	s.leaves += len(kids) - 1
+	s.open[sp.Parent] = openSplit{first: sp.First, count: uint8(len(kids)), pending: uint8(len(kids))}
+	group, weight := s.work.child(sp.Parent, len(kids))
 	for _, k := range kids {
-		i := len(s.tasks)
-		s.tasks = append(s.tasks, taskState{})
-		s.sp.kids = append(s.sp.kids, child{parent: int32(sp.Parent), value: uint8(k[depth-1]), depth: uint8(depth)})
-		s.work.split(sp.Parent, len(kids))
-		s.retryPushLocked(i)
+		i := s.store.add(taskRec{parent: int64(sp.Parent), value: uint8(k[depth-1]), depth: uint8(depth), group: group, weight: weight})
+		if !deep {
+			s.retryPushLocked(i)
+		}
+	}
+	if deep {
+		for i := sp.First + len(kids) - 1; i >= sp.First; i-- {
+			s.deep = append(s.deep, i)
+			s.store.at(i).set(taskQueued, true)
+		}
 	}
 	if s.opt.Listing != nil {
 		s.opt.Listing.Grow(len(kids) - 1)
 	}
 }
 
-// RestoreSplit replays a journal's split before any worker joins. The
-// children must be numbered as this run would number them.
+// RestoreSplit replays a journal's split, or reopening (sp.Reopen),
+// before any worker joins. The children must be numbered as this run
+// would number them.
 func (s *Scheduler) RestoreSplit(sp Split) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sp.Parent < 0 || sp.Parent >= len(s.tasks) || sp.First != len(s.tasks) || s.tasks[sp.Parent].is(taskSplit) {
-		return fmt.Errorf("journal split of task %d (children from %d) does not fit a plan of %d tasks", sp.Parent, sp.First, len(s.tasks))
+	if sp.Reopen {
+		return s.restoreReopenLocked(sp.Parent)
+	}
+	if sp.Parent < 0 || sp.Parent >= s.store.len() || sp.First != s.store.len() || s.store.at(sp.Parent).is(taskSplit) || s.store.at(sp.Parent).is(taskGone) {
+		return fmt.Errorf("journal split of task %d (children from %d) does not fit a plan of %d tasks", sp.Parent, sp.First, s.store.len())
 	}
 	kids, err := solver.Split(s.plan.N, s.prefixLocked(sp.Parent))
 	if err != nil || len(kids) != sp.Count {
 		return fmt.Errorf("journal split of task %d into %d children does not match this plan (%d children, %v)", sp.Parent, sp.Count, len(kids), err)
 	}
-	s.applySplitLocked(sp, kids)
+	s.applySplitLocked(sp, kids, false)
 	return nil
 }
 
@@ -229,16 +242,22 @@ func (s *Scheduler) depthLocked(idx int) uint8 {
 	if idx < s.sp.base {
 		return uint8(s.plan.Depth)
 	}
-	return s.sp.kids[idx-s.sp.base].depth
+	return s.store.at(idx).depth
 }
 
-// leavesLocked is the number of tasks that must be committed: every task
-// not split.
-func (s *Scheduler) leavesLocked() int { return len(s.tasks) - int(s.stats.Splits) }
+// leavesLocked is the number of leaf tasks that must be committed: every
+// task not split (a collapsed record counting its leaves).
+func (s *Scheduler) leavesLocked() int { return s.leaves }
 
 // queuedLocked is the number of tasks waiting for a lease (about: the
 // ready heap may still hold tasks committed by a late result).
-func (s *Scheduler) queuedLocked() int { return s.retry.Len() + s.sp.base - s.next }
+func (s *Scheduler) queuedLocked() int { return s.retry.Len() + len(s.deep) + s.sp.base - s.next }
+
+// waitingLocked reports whether any task may be queued: the ready heap,
+// the deep stack or the plan's fresh tasks hold one (or a stale entry).
+func (s *Scheduler) waitingLocked() bool {
+	return s.retry.Len() > 0 || len(s.deep) > 0 || s.next < s.sp.base
+}
 
 // fillLocked applies the queue rule: while fewer than splitPerSlot tasks
 // per attached slot are queued, the largest queued task is split.
@@ -260,7 +279,7 @@ func (s *Scheduler) fillLocked() {
 func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 	for s.retry.Len() > 0 {
 		it := s.retry[0]
-		if t := &s.tasks[it.idx]; t.is(taskCommitted) || s.holder[it.idx] != nil || t.is(taskSplit) {
+		if t := s.store.at(it.idx); t.is(taskCommitted) || s.holder[it.idx] != nil || t.is(taskSplit) || t.is(taskGone) {
 			heap.Pop(&s.retry)
 			t.set(taskQueued, false)
 			continue
@@ -271,7 +290,7 @@ func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 		break
 	}
 	for s.next < s.sp.base {
-		if t := &s.tasks[s.next]; !t.is(taskCommitted) && s.holder[s.next] == nil && !t.is(taskSplit) {
+		if t := s.store.at(s.next); !t.is(taskCommitted) && s.holder[s.next] == nil && !t.is(taskSplit) {
 			return s.next, false, true
 		}
 		s.next++
@@ -283,24 +302,49 @@ func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
 }
 
 // popLocked takes the next task to lease off the queue, splitting the
-// ones the size rule finds too big on the way.
+// ones the size rule finds too big on the way: their children go on the
+// deep stack, which is served first, so the rule descends depth first
+// and the queue holds a few siblings per level of one path, not a whole
+// level of the tree.
 func (s *Scheduler) popLocked() (int, bool) {
 	for {
-		idx, top, ok := s.largestQueuedLocked()
+		idx, ok := s.nextQueuedLocked()
 		if !ok {
 			return 0, false
-		}
-		if top {
-			heap.Pop(&s.retry)
-			s.tasks[idx].set(taskQueued, false)
-		} else {
-			s.next++
 		}
 		if s.tooBigLocked(idx) && s.splitLocked(idx, "size") {
 			continue
 		}
 		return idx, true
 	}
+}
+
+// nextQueuedLocked takes the next queued task off the queue: a retried
+// task of the plan's depth, then the deep stack's top, then the plan's
+// next fresh task, then the ready heap's deeper tasks.
+func (s *Scheduler) nextQueuedLocked() (int, bool) {
+	if s.retry.Len() == 0 || int(s.retry[0].depth) > s.plan.Depth {
+		for len(s.deep) > 0 {
+			idx := s.deep[len(s.deep)-1]
+			s.deep = s.deep[:len(s.deep)-1]
+			t := s.store.at(idx)
+			t.set(taskQueued, false)
+			if !t.is(taskCommitted) && !t.is(taskSplit) && !t.is(taskGone) && s.holder[idx] == nil {
+				return idx, true
+			}
+		}
+	}
+	idx, top, ok := s.largestQueuedLocked()
+	if !ok {
+		return 0, false
+	}
+	if top {
+		heap.Pop(&s.retry)
+		s.store.at(idx).set(taskQueued, false)
+	} else {
+		s.next++
+	}
+	return idx, true
 }
 
 // readyItem is a queued task in the ready heap.
@@ -328,9 +372,17 @@ func (h *readyHeap) Pop() any {
 	return x
 }
 
-// tooBigLocked applies the size rule to task idx.
+// tooBigLocked applies the size rule to task idx: longer than the
+// target, or (MinTasks) a larger share of the board than MinTasks tasks
+// of equal shares would have.
 func (s *Scheduler) tooBigLocked(idx int) bool {
-	return s.sp.on && !s.tasks[idx].is(taskNoSplit) && s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
+	if !s.sp.on || s.store.at(idx).is(taskNoSplit) {
+		return false
+	}
+	if s.sp.minUnits > 0 && s.work.weightOf(idx) > s.sp.minUnits {
+		return true
+	}
+	return s.work.seconds(idx, s.sp.board) > s.sp.target.Seconds()
 }
 
 // worthSplitting says whether the queue rule may split task idx: not a
@@ -377,7 +429,7 @@ func (s *Scheduler) splitStragglersLocked(now time.Time) (split bool) {
 		var oldest *lease
 		for _, sess := range s.sessions {
 			for _, l := range sess.held {
-				if !l.verify && !s.tasks[l.task].is(taskNoSplit) && now.Sub(l.start) > s.sp.target && (oldest == nil || longer(l, oldest)) {
+				if !l.verify && !s.store.at(l.task).is(taskNoSplit) && now.Sub(l.start) > s.sp.target && (oldest == nil || longer(l, oldest)) {
 					oldest = l
 				}
 			}

@@ -71,7 +71,7 @@ func TestSplitQueueRule(t *testing.T) {
 		workers[sess] = rec
 	}
 	h.s.mu.Lock()
-	queued, tasks := h.s.queuedLocked(), len(h.s.tasks)
+	queued, tasks := h.s.queuedLocked(), h.s.store.len()
 	h.s.mu.Unlock()
 	if queued < splitPerSlot*3 || tasks <= base {
 		t.Fatalf("3 slots attached: %d tasks queued of %d (plan %d), want at least %d", queued, tasks, base, splitPerSlot*3)
@@ -177,15 +177,15 @@ func TestSplitRestore(t *testing.T) {
 	finishAll(t, h2, map[*Session]*recorder{s2: rec2})
 }
 
-// TestSplitBound: splitting never makes more than maxTasks tasks, however
+// TestSplitBound: splitting never holds more than maxTasks tasks, however
 // big the tasks look, and a worker that claims its tasks took hours (more
 // than the time since their lease) makes nothing split.
 func TestSplitBound(t *testing.T) {
 	h := newSchedHarness(t, 12, 1, Options{TaskTarget: time.Second, testBoardSeconds: 1e12, testMaxTasks: 200})
 	sess, rec := h.worker("a", 4)
 	finishAll(t, h, map[*Session]*recorder{sess: rec})
-	if n := len(h.s.tasks); n > 200 {
-		t.Errorf("%d tasks made, bound 200", n)
+	if n := h.s.store.peak; n > 200 {
+		t.Errorf("%d live tasks, bound 200", n)
 	}
 
 	h = newSchedHarness(t, 12, 3, Options{TaskTarget: time.Second})
@@ -201,27 +201,34 @@ func TestSplitBound(t *testing.T) {
 	}
 }
 
-// TestTaskTargetFitsBound: a board too big for the task target within
-// half the split bound gets the target that fits (N=27 at a minute would
-// need 5·10^8 tasks); one that fits keeps the target asked for.
-func TestTaskTargetFitsBound(t *testing.T) {
-	for _, tc := range []struct {
-		n         int
-		wantAbove time.Duration // the target is raised above this
-	}{{16, 0}, {24, 0}, {26, 2 * time.Minute}, {27, 30 * time.Minute}, {28, 5 * time.Hour}} {
-		plan, err := solver.NewLazyPlan(tc.n, 3, solver.KindCount)
+// TestTaskTargetKept: the task target is what was asked at any board
+// size: the bound is on the live tasks, not on those made over the run.
+func TestTaskTargetKept(t *testing.T) {
+	for _, n := range []int{16, 24, 26, 27, 28, 32} {
+		plan, err := solver.NewLazyPlan(n, 3, solver.KindCount)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp := newSplitter(Options{Plan: plan, TaskTarget: time.Minute})
-		switch {
-		case tc.wantAbove == 0 && (sp.target != time.Minute || sp.asked != 0):
-			t.Errorf("n=%d: target %v (asked %v), want a minute kept", tc.n, sp.target, sp.asked)
-		case tc.wantAbove > 0 && (sp.target < tc.wantAbove || sp.asked != time.Minute):
-			t.Errorf("n=%d: target %v (asked %v), want above %v", tc.n, sp.target, sp.asked, tc.wantAbove)
-		}
-		if tasks := sp.board / sp.target.Seconds(); tasks > float64(maxTasks/2)+1 {
-			t.Errorf("n=%d: %0.f tasks of %v, want at most half of %d", tc.n, tasks, sp.target, maxTasks)
+		if sp := newSplitter(Options{Plan: plan, TaskTarget: time.Minute}); sp.target != time.Minute {
+			t.Errorf("n=%d: target %v, want the minute asked", n, sp.target)
 		}
 	}
+}
+
+// TestMinTasks: MinTasks makes the size rule split until at least that
+// many tasks are made, depth first, so that the live tasks stay a small
+// fraction of them; the count is exact.
+func TestMinTasks(t *testing.T) {
+	const want = 3000
+	h := newSchedHarness(t, 11, 1, Options{MinTasks: want, testChunkBits: 6})
+	sess, rec := h.worker("a", 8)
+	finishAll(t, h, map[*Session]*recorder{sess: rec})
+	checkCollapsed(t, h)
+	h.s.mu.Lock()
+	made, peak := h.s.store.len(), h.s.store.peak
+	h.s.mu.Unlock()
+	if made < want || peak > made/10 {
+		t.Errorf("%d tasks made, at most %d live; want at least %d made, at most a tenth live", made, peak, want)
+	}
+	t.Logf("%d tasks made, at most %d live", made, peak)
 }

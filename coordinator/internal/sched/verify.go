@@ -34,16 +34,16 @@ const (
 // sampled task's counts c are kept until it is.
 func (s *Scheduler) sampleLocked(idx int, c solver.Counts) {
 	f := s.opt.VerifyFraction
-	if sess := s.committers[s.tasks[idx].committer()]; sess != nil {
+	if sess := s.committers[s.store.at(idx).committer()]; sess != nil {
 		f = max(f, sess.verify)
 	}
-	if f <= 0 || s.tasks[idx].committer() == 0 {
+	if f <= 0 || s.store.at(idx).committer() == 0 {
 		return
 	}
 	if f < 1 && s.rng.Float64() >= f {
 		return
 	}
-	s.tasks[idx].verify = verifyQueued
+	s.store.at(idx).verify = verifyQueued
 	s.known.pin(idx, c)
 	s.verifyQ = append(s.verifyQ, idx)
 	s.pendingVerify++
@@ -56,7 +56,7 @@ func (s *Scheduler) sampleLocked(idx int, c solver.Counts) {
 // that is alone leaves its own tasks to verifyLocallyLocked.
 func (s *Scheduler) popVerifyLocked(sess *Session) (int, bool) {
 	for i, idx := range s.verifyQ {
-		t := &s.tasks[idx]
+		t := s.store.at(idx)
 		if t.verify != verifyQueued || !t.is(taskCommitted) {
 			continue
 		}
@@ -74,12 +74,12 @@ func (s *Scheduler) popVerifyLocked(sess *Session) (int, bool) {
 // the task's committer), once no ordinary task waits to be leased: until
 // then another worker may still join.
 func (s *Scheduler) verifyLocallyLocked() {
-	if len(s.verifyQ) == 0 || s.err != nil || s.retry.Len() > 0 || s.next < s.sp.base {
+	if len(s.verifyQ) == 0 || s.err != nil || s.waitingLocked() {
 		return
 	}
 	keep := s.verifyQ[:0]
 	for _, idx := range s.verifyQ {
-		t := &s.tasks[idx]
+		t := s.store.at(idx)
 		if t.verify != verifyQueued || !t.is(taskCommitted) {
 			continue
 		}
@@ -132,7 +132,7 @@ func (s *Scheduler) startTruthLocked(idx int, verifier *Session, got solver.Coun
 
 // verifyResultLocked handles the Result of a verification lease.
 func (s *Scheduler) verifyResultLocked(sess *Session, idx int, got solver.Counts) Verdict {
-	t := &s.tasks[idx]
+	t := s.store.at(idx)
 	c, _ := s.known.get(idx) // pinned while it is sampled
 	if got.Total == c.Total && got.Unique == c.Unique {
 		s.stats.Verified++
@@ -151,7 +151,7 @@ func (s *Scheduler) verifyResultLocked(sess *Session, idx int, got solver.Counts
 // settleLocked applies the truth about task idx: every session that
 // reported otherwise is quarantined.
 func (s *Scheduler) settleLocked(idx int, truth solver.Counts, verifier *Session, got solver.Counts) {
-	t := &s.tasks[idx]
+	t := s.store.at(idx)
 	if !t.is(taskCommitted) || t.verify != verifyLocal {
 		return // uncommitted meanwhile (its committer was quarantined)
 	}
@@ -165,9 +165,9 @@ func (s *Scheduler) settleLocked(idx int, truth solver.Counts, verifier *Session
 		s.addLocked(reported, -1)
 		s.addLocked(truth, 1)
 		s.known.pin(idx, truth)
+		t.c = truth
 		t.setCommitter(0) // the coordinator's own result now
 		if committer != nil {
-			committer.standing = addCounts(committer.standing, reported, -1)
 			s.quarantineLocked(committer, fmt.Sprintf("task %d: reported total %d unique %d, the truth is %d and %d", idx, reported.Total, reported.Unique, truth.Total, truth.Unique))
 		}
 	}
@@ -181,10 +181,11 @@ func (s *Scheduler) settleLocked(idx int, truth solver.Counts, verifier *Session
 
 // doneVerifyLocked marks a sampled task verified.
 func (s *Scheduler) doneVerifyLocked(idx int) {
-	if s.tasks[idx].verify != verifyNone {
-		s.tasks[idx].verify = verifyNone
+	if s.store.at(idx).verify != verifyNone {
+		s.store.at(idx).verify = verifyNone
 		s.pendingVerify--
 		s.known.unpin(idx)
+		s.collapseUpLocked(idx) // its parent waited for it
 	}
 	s.finishIfDoneLocked()
 	s.dispatchLocked()
@@ -216,47 +217,33 @@ func (s *Scheduler) quarantineLocked(sess *Session, reason string) {
 	s.dispatchLocked()
 }
 
-// uncommitAllLocked sends every task sess committed back to the queue and
-// takes its counts out of the sums. The tasks' own counts are not kept,
-// so the work estimate takes back the session's mean nodes per task for
-// each one whose counts are gone.
+// uncommitAllLocked sends every task sess committed back to the queue
+// and takes its counts out of the sums: a leaf it committed is queued
+// again, a collapsed record that may hold one of its commits is reopened
+// whole (collapse.go).
 func (s *Scheduler) uncommitAllLocked(sess *Session) {
 	if sess.serial == 0 || s.committers[sess.serial] != sess {
 		return // it committed nothing
 	}
 	delete(s.committers, sess.serial)
-	tasks := 0
-	for i := range s.tasks {
-		if t := &s.tasks[i]; t.is(taskCommitted) && t.committer() == sess.serial {
-			tasks++
+	var reopen, requeue []int
+	s.store.each(func(i int, t *taskRec) {
+		switch {
+		case t.is(taskCollapsed) && s.collapsed[i].by.has(sess.serial):
+			reopen = append(reopen, i)
+		case t.is(taskCommitted) && !t.is(taskCollapsed) && t.committer() == sess.serial:
+			requeue = append(requeue, i)
 		}
-	}
-	mean := sess.standing.Nodes / uint64(max(tasks, 1))
-	for i := range s.tasks {
-		t := &s.tasks[i]
-		if !t.is(taskCommitted) || t.committer() != sess.serial {
-			continue
-		}
-		t.set(taskCommitted, false)
-		t.setCommitter(0)
-		s.committed--
-		if s.opt.Listing != nil {
-			s.opt.Listing.Revoke(i)
-		}
-		nodes := mean
-		if c, ok := s.known.get(i); ok {
-			nodes = c.Nodes
-		}
-		s.known.forget(i)
-		s.work.uncommit(i, nodes)
-		if t.verify != verifyNone {
-			t.verify = verifyNone
-			s.pendingVerify--
-		}
+	})
+	for _, i := range requeue {
+		t := s.store.at(i)
+		s.uncommitLeafLocked(i, t)
+		s.childReopenedLocked(i)
 		if !t.is(taskQueued) && s.holder[i] == nil {
 			s.retryPushLocked(i)
 		}
 	}
-	s.addLocked(sess.standing, -1)
-	sess.standing = solver.Counts{}
+	for _, i := range reopen {
+		s.reopenLocked(i, "a quarantined worker may have committed in its subtree")
+	}
 }
