@@ -9,7 +9,7 @@ import (
 )
 
 // durableJournal counts, around a coordinator.Journal, the commits that
-// are on disk, for the progress displays (status.Durable, issue 23 D11):
+// are on disk, for the progress displays (status.Durable):
 // a commit is queued, then durable once a Sync that began after it
 // returns. Restored commits are durable from the start.
 type durableJournal struct {

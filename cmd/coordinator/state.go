@@ -152,7 +152,7 @@ func resolveResume(lo *logOptions) error {
 
 // regularState refuses a --state that exists and is not a regular file:
 // a FIFO would block the first read of it for ever, and the coordinator
-// with it, deaf to SIGTERM (issue 23 D6); a directory or a device is no
+// with it, deaf to SIGTERM; a directory or a device is no
 // journal either. A symbolic link to a regular file is fine.
 func regularState(path string) error {
 	if path == "" {

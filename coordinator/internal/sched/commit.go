@@ -114,7 +114,7 @@ func (s *Scheduler) refuseLocked(sess *Session, l *lease, failure, reason string
 }
 
 // pastBoardLocked says why counts c cannot be added to the running sums,
-// which they would bring past the board's published count (issue 23 D3),
+// which they would bring past the board's published count,
 // or "". The result is refused and its task counts an attempt, but its
 // worker earns no strike: an earlier liar's commit may be what fills the
 // sum, and striking would quarantine the honest worker that comes last.
@@ -137,7 +137,7 @@ func (s *Scheduler) againLocked(sess *Session, idx int, got solver.Counts) Verdi
 	}
 	s.stats.Conflicts++
 	// Through the session's limiter: a run's Result held up to 256
-	// conflicts, each an ERROR line (issue 23 D4).
+	// conflicts, each an ERROR line.
 	sess.warns.warn("conflicting result dropped", "worker_id", sess.id, "task", idx,
 		"committed_total", c.Total, "committed_unique", c.Unique,
 		"got_total", got.Total, "got_unique", got.Unique)

@@ -882,7 +882,7 @@ func (s *Scheduler) finishIfDoneLocked() {
 // unpublishedLocked checks a finished whole-board job's sums against the
 // board's published counts (solver.Known), where there are some: lies
 // that each looked plausible made N=13 end at 74,656 instead of 73,712,
-// reported complete (issue 23 D3). Pinned plans count completions of a
+// reported complete. Pinned plans count completions of a
 // part of the board and are not checked.
 func (s *Scheduler) unpublishedLocked() error {
 	k, ok := s.published()
