@@ -67,7 +67,7 @@ func TestWorkersCutOff(t *testing.T) {
 	wait := startWorkers(ctx, r.addr, b1.addr(), b2.addr())
 	// Cut once all three workers hold leases: a progress count said
 	// nothing of the bridged ones, which on a busy machine had sometimes
-	// not joined yet, so nothing was taken back (issue 23 D10).
+	// not joined yet, so nothing was taken back.
 	waitFor(t, "leases on all three workers", func() bool {
 		st := r.job.Status()
 		held := 0
@@ -223,7 +223,7 @@ func TestDuplicateLateUnknownResults(t *testing.T) {
 
 // TestRetryCap: a task whose solver fails on MaxAttempts distinct workers
 // fails the job with a clear error instead of looping; failures on one
-// worker alone do not (issue 12, D7: that worker may be what is broken).
+// worker alone do not (that worker may be what is broken).
 func TestRetryCap(t *testing.T) {
 	checkLeaks(t)
 	cfg := testConfig(8, 0)

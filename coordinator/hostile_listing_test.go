@@ -27,7 +27,7 @@ import (
 // in flight. Before the fix every cycle kept one more (20,000 in 8 s).
 const hostileFDSlack = 32
 
-// TestHostileSpillChurn is issue 12, D1: a worker with the token streams
+// TestHostileSpillChurn: a worker with the token streams
 // one valid batch per lease, releases the lease, repeats. Each released
 // attempt must give its spill file back at once, so the process's open
 // files stay flat; the session is cut off (ResourceExhausted) after

@@ -23,7 +23,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// The hostile-client suite of issue 12, rows D4 to D8: each test drives a
+// The hostile-client suite: each test drives a
 // real coordinator on loopback with a misbehaving client built on the
 // generated stubs and asserts the bound that keeps the row fixed. D1 is in
 // hostile_listing_test.go, D2 and D3 in listener_test.go, D9 to D16 in
@@ -47,7 +47,7 @@ func liveHeap() uint64 {
 // read under its lock.
 func leaseRecords(s *sched.Scheduler) (records, live int) { return s.Leases() }
 
-// TestHostileLeaseChurn is issue 12, D4: a worker with the token takes
+// TestHostileLeaseChurn: a worker with the token takes
 // leases, releases them and asks for more, over and over. The scheduler
 // keeps a record per live lease plus at most sched.MaxEndedLeases ended ones,
 // and the heap does not grow with the cycles; honest workers then finish
@@ -201,7 +201,7 @@ func leftWith(j *Job, name string) (string, bool) {
 	return "", false
 }
 
-// TestHostileSilentReader is issue 12, D5: a client that never reads its
+// TestHostileSilentReader: a client that never reads its
 // stream while it sends results the coordinator rejects, under the message
 // rate. Its replies queue up to maxOutbox, then its session ends with
 // ResourceExhausted ("does not read"); the heap stays bounded and the job
@@ -226,7 +226,7 @@ func TestHostileSilentReader(t *testing.T) {
 		t.Fatalf("%d rejected results sent without reading a reply, and the session still stands (maxOutbox %d)", limit, maxOutbox)
 	}
 	// Its connection is closed: the flood's Send fails by itself, it does
-	// not block for as long as the client likes (issue 23 D5).
+	// not block for as long as the client likes.
 	select {
 	case <-flooded:
 	case <-time.After(eventTimeout):
@@ -329,7 +329,7 @@ func (c *silentClient) readToEnd(t *testing.T) (int, error) {
 // suppressedCount matches a "warnings suppressed" line's count.
 var suppressedCount = regexp.MustCompile(`warnings suppressed: .*count=(\d+)`)
 
-// TestHostileWarnFlood is issue 12, D6: a flood of rejected results logs
+// TestHostileWarnFlood: a flood of rejected results logs
 // at most warnBurst + elapsed/warnEvery WARN lines for its session, and
 // "warnings suppressed" lines that account for every other one.
 func TestHostileWarnFlood(t *testing.T) {
@@ -392,7 +392,7 @@ func TestHostileWarnFlood(t *testing.T) {
 	wait()
 }
 
-// TestHostileCrashLoop is issue 12, D7, first half: workers that take a
+// TestHostileCrashLoop: workers that take a
 // lease and break their stream abruptly (cancelled, or the connection
 // reset), three times MaxAttempts over, cost the task nothing: the job
 // ends exact, each crash requeued.
@@ -441,7 +441,7 @@ func TestHostileCrashLoop(t *testing.T) {
 	}
 }
 
-// TestHostilePoisonTask is issue 12, D7, second half: a task whose solver
+// TestHostilePoisonTask: a task whose solver
 // fails on it (Result.failure) on MaxAttempts distinct workers fails the
 // job with an error naming the task; repeats from one worker name count
 // once.
@@ -482,7 +482,7 @@ func TestHostilePoisonTask(t *testing.T) {
 	}
 }
 
-// TestHostileImpossibleCounts is issue 12, D8, first half: results with
+// TestHostileImpossibleCounts: results with
 // counts no task can have are rejected before commit and the job ends
 // exact.
 func TestHostileImpossibleCounts(t *testing.T) {
@@ -561,7 +561,7 @@ func journalResults(records []journal.Record) []JournalResult {
 	return results
 }
 
-// TestHostileJournalImpossibleRecord is issue 12, D8, second half: a
+// TestHostileJournalImpossibleRecord: a
 // journal that holds an impossible record (written before the check
 // existed) is resumed by distrusting the worker that wrote it, dropping
 // its records and computing their tasks again: the total is exact, the

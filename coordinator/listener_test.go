@@ -107,8 +107,7 @@ func slowLimits(cfg Config) *connguard.Limits {
 }
 
 // TestIdleConnectionsDoNotDelayExit: connections that never finish the
-// handshake or never join do not hold up the end of a run (issue 12 D2:
-// one idle TCP connection delayed the exit by gRPC's 120 s handshake
+// handshake or never join do not hold up the end of a run (one idle TCP connection delayed the exit by gRPC's 120 s handshake
 // timeout, after the job ended and after a signal).
 func TestIdleConnectionsDoNotDelayExit(t *testing.T) {
 	checkLeaks(t)
@@ -262,7 +261,7 @@ func flood(t *testing.T, target string, addrs []*net.TCPAddr, perAddr int) []net
 }
 
 // checkFloodJoin floods a job with idle connections, then checks that a
-// real worker joins at once and the count is exact (issue 12 D3: 4,400
+// real worker joins at once and the count is exact (4,400
 // idle connections locked every worker out). First wave: addrs addresses
 // with perAddr connections each, and one address with overCap (beyond
 // its cap); second wave: more addresses, to push the total over its

@@ -62,7 +62,7 @@ func drawPins(rng *rand.Rand, n, k int, all [][]int) solver.Pins {
 	}
 }
 
-// TestPinnedCountsThroughCluster is issue 15's property test: for N <= 12
+// TestPinnedCountsThroughCluster, a property test: for N <= 12
 // and many random valid pin sets (seeded), the cluster's completion count,
 // through real embedded workers, equals the filter of the full listing;
 // the fundamental count is not computed, and the summary says so.

@@ -13,7 +13,7 @@ import (
 	"github.com/nqueens/nqueens/worker"
 )
 
-// TestRemoteSlotsSplit is issue 11's check on a small board: a
+// TestRemoteSlotsSplit, on a small board: a
 // coordinator with no embedded workers and a plan of depth 1 (a dozen
 // tasks), and three remote workers of two slots each that join after the
 // start. Splitting must give every slot work: at least 64 tasks per slot

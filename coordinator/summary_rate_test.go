@@ -6,7 +6,7 @@ import (
 )
 
 // TestRateLeavesRestoredOut: after a resume, the summary's rate counts this
-// run's solutions only (issue 23 D11: restored ones made it about twice
+// run's solutions only (restored ones made it about twice
 // too high).
 func TestRateLeavesRestoredOut(t *testing.T) {
 	s := Summary{N: 12, Kind: "count", Solutions: 14200, RestoredSolutions: 10200, BusySeconds: 2, ElapsedSeconds: 2, Complete: true}

@@ -57,8 +57,7 @@ func benchJournal(b *testing.B) *Journal {
 	return j
 }
 
-// BenchmarkOpenMillion replays a journal of 1,000,000 commits (issue 11:
-// a resume of a million-task run should read in about a second).
+// BenchmarkOpenMillion replays a journal of 1,000,000 commits (// a resume of a million-task run should read in about a second).
 func BenchmarkOpenMillion(b *testing.B) {
 	const tasks = 1_000_000
 	s := testSettings

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestDiskFullNamesJournal (issue 23 D7): when the disk fills (here, the
+// TestDiskFullNamesJournal: when the disk fills (here, the
 // file size limit), the error names the journal, not the temporary file
 // it was created as ("n14.journal.tmp-…", which no longer exists).
 func TestDiskFullNamesJournal(t *testing.T) {

@@ -100,7 +100,7 @@ func TestSyncDuringClose(t *testing.T) {
 	go func() { synced <- j.Sync() }()
 	// Close once the Sync waits for its window, not after a guess at how
 	// long that takes: on a busy machine a Sync that began after the Close
-	// got ErrClosed (issue 23 D10).
+	// got ErrClosed.
 	for waiting := false; !waiting; time.Sleep(100 * time.Microsecond) {
 		j.mu.Lock()
 		waiting = j.scheduled || j.synced == j.off // waiting, or already done (then nothing is tested)

@@ -43,7 +43,7 @@ func TestParsePins(t *testing.T) {
 	}
 }
 
-// TestCompletionsN8Corner is issue 15's check: N=8 with a queen pinned on
+// TestCompletionsN8Corner: N=8 with a queen pinned on
 // (1,1) has 4 solutions, in the classic order.
 func TestCompletionsN8Corner(t *testing.T) {
 	pins, err := ParsePins(8, "1:1")

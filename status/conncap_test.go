@@ -41,7 +41,7 @@ func healthz(c net.Conn) bool {
 	return resp.StatusCode == http.StatusOK && string(b[:n]) == "ok\n"
 }
 
-// TestConnCaps (issue 23 D2): one address gets MaxHTTPConnsPerAddr
+// TestConnCaps: one address gets MaxHTTPConnsPerAddr
 // keep-alive connections and no more; when MaxHTTPConns are open, a new
 // one from elsewhere is still served, by closing one idle connection,
 // and the server never holds more than MaxHTTPConns.

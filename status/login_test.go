@@ -45,7 +45,7 @@ func postLogin(t *testing.T, c *http.Client, base, tok string) *http.Response {
 	return resp
 }
 
-// TestLoginRateLimit (issue 23 D9): one address gets LoginBurst guesses,
+// TestLoginRateLimit: one address gets LoginBurst guesses,
 // then 429 with Retry-After, the right token included, until a guess
 // comes back after LoginEvery; another address is not held up, and
 // ?token= guesses count too.
@@ -81,7 +81,7 @@ func TestLoginRateLimit(t *testing.T) {
 	}
 }
 
-// TestCookieExpires (issue 23 D9): the login cookie works until CookieTTL
+// TestCookieExpires: the login cookie works until CookieTTL
 // and not after, and says so to the browser; a cookie whose end was
 // changed is refused.
 func TestCookieExpires(t *testing.T) {

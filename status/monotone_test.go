@@ -33,7 +33,7 @@ func (g *growingJob) Status() coordinator.Status {
 func (g *growingJob) Events(uint64) []coordinator.Event { return nil }
 
 // TestProgressNeverFalls: when the estimate of the total grows faster than
-// the work done (50.1% -> 43.6%, issue 23 D11), /api/status holds the
+// the work done (50.1% -> 43.6%), /api/status holds the
 // highest fraction and says the estimate grew; it rises again past it.
 func TestProgressNeverFalls(t *testing.T) {
 	g := &growingJob{}
@@ -66,7 +66,7 @@ func TestProgressNeverFalls(t *testing.T) {
 }
 
 // TestFractionAfterResume: restored work counts as done, so a resumed run
-// does not restart at 0% (58% of the tasks, 13.6% shown: issue 23 D11),
+// does not restart at 0% (58% of the tasks, 13.6% shown),
 // while the rate stays this run's.
 func TestFractionAfterResume(t *testing.T) {
 	r := resumedRun{sizes: []float64{4e9, 2e9, 1e9, 5e8, 1e8, 3e9, 1e9, 8e8, 1e8, 4e6}, restored: 5, idle: 30 * time.Second, rate: 1e8}
@@ -89,7 +89,7 @@ type durableJob struct {
 
 func (d durableJob) DurableTasks() int { return d.durable }
 
-// TestDurableShown (issue 23 D11): with a journal, /api/status says how
+// TestDurableShown: with a journal, /api/status says how
 // many committed tasks are on disk (never more than are committed);
 // without one it does not pretend to know.
 func TestDurableShown(t *testing.T) {

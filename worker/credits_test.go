@@ -64,7 +64,7 @@ func (c *assigningCoordinator) Work(stream nqueenspb.CoordinatorService_WorkServ
 	return stream.Send(&nqueenspb.WorkResponse{Msg: &nqueenspb.WorkResponse_Drain{Drain: &nqueenspb.Drain{Reason: "done"}}})
 }
 
-// TestAssignsBeyondCredits (issue 23 D1): a worker runs the Assigns its
+// TestAssignsBeyondCredits: a worker runs the Assigns its
 // credits cover, but one Assign more ends its session at once with one
 // line naming the broken protocol, no task started and no Join again;
 // before, it started a task for every Assign and grew without bound.

@@ -62,7 +62,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestCoordinatorTextBounded (issue 23 D8): what the coordinator says is
+// TestCoordinatorTextBounded: what the coordinator says is
 // logged cut and rate-limited: 100,000 refusing Acks give a burst of
 // lines and a count, a 1 MiB drain reason a line of a few hundred bytes.
 func TestCoordinatorTextBounded(t *testing.T) {

@@ -419,7 +419,7 @@ func (w *logWatch) String() string {
 	return w.text.String()
 }
 
-// TestFullCoordinator (issue 12, D11): a coordinator full of Joins that
+// TestFullCoordinator: a coordinator full of Joins that
 // never open a Work stream refuses a real worker for capacity, with
 // ResourceExhausted; the worker retries with back-off instead of exiting,
 // the unattached Joins expire within seconds (the coordinator's

@@ -36,7 +36,7 @@ func crashSeed(t *testing.T) uint64 {
 	return uint64(time.Now().UnixNano())
 }
 
-// TestCrashResumeN17 is issue 6's end-to-end check: the real coordinator
+// TestCrashResumeN17: the real coordinator
 // counts N=17 on two embedded workers with --state; it is SIGKILLed three
 // times at random moments (each when a seeded random number of tasks is
 // committed, plus a random delay) and resumed with --resume each time. The

@@ -8,7 +8,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// TestDurableTasks (issue 23 D11): commits count as durable only once a
+// TestDurableTasks: commits count as durable only once a
 // Sync has put them on disk; restored ones are durable from the start.
 func TestDurableTasks(t *testing.T) {
 	p, err := solver.NewPlan(8, 2, solver.KindCount)

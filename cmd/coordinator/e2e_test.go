@@ -340,7 +340,7 @@ func TestResumeAfterKill(t *testing.T) {
 	defer first.Process.Kill()
 	go logs.run(cerr)
 	// Kill only once the journal holds a commit: a progress count says
-	// tasks were done, not that any is durable yet (issue 23, D10).
+	// tasks were done, not that any is durable yet.
 	if !journalHolds(state, e2eTimeout) {
 		t.Fatalf("the journal held no commit within %v:\n%s", e2eTimeout, logs)
 	}

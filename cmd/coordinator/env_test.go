@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestFlagsFromEnvironment: every flag is also NQUEENS_<FLAG> (issue 24):
+// TestFlagsFromEnvironment: every flag is also NQUEENS_<FLAG>:
 // N and the workers from the environment give N=6's 4 solutions, the
 // command line wins over the environment, and a bad value or a value
 // under a minimum is the same one-line usage error as on the command

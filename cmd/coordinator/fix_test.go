@@ -30,7 +30,7 @@ func withQueenAt(t *testing.T, n, row, col int, f render.Format) string {
 	return buf.String()
 }
 
-// TestFixListing is issue 15's check: "coordinator --n 8 --fix 1:1
+// TestFixListing: "coordinator --n 8 --fix 1:1
 // --solutions -" prints exactly the 4 solutions with a queen on (1,1), in
 // the classic order, in every format; the summary (on stderr) names the
 // pinned queen.

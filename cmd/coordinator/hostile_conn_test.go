@@ -20,7 +20,7 @@ const exitSlack = 3 * time.Second
 
 // TestIdleConnectionExit: an idle TCP connection that never finishes the
 // handshake does not hold the coordinator up, after SIGTERM or after the
-// job ends (issue 12 D2: it delayed the exit by gRPC's 120 s handshake
+// job ends (it delayed the exit by gRPC's 120 s handshake
 // timeout, and a second signal did not help).
 func TestIdleConnectionExit(t *testing.T) {
 	coordBin, workBin := binaries(t)

@@ -14,7 +14,7 @@ import (
 // TestResumeSpellings: every spelling of the old bool --resume still
 // parses as it did, and auto is a third value, spelt --resume=auto or
 // --resume auto. Auto resolves to a resume only when --state names a file
-// that holds something (issue 11 item 5).
+// that holds something.
 func TestResumeSpellings(t *testing.T) {
 	dir := t.TempDir()
 	held := filepath.Join(dir, "held.state") // any non-empty file: parsing does not read it
@@ -159,7 +159,7 @@ func checkCount(t *testing.T, args []string, want, wantUnique int) string {
 
 // TestResumeAutoJournalWins: under --resume=auto a journal of another N is
 // resumed with one warning, not refused: a container restarted with a
-// changed NQUEENS_N would otherwise exit 2 on every restart (issue 24).
+// changed NQUEENS_N would otherwise exit 2 on every restart.
 // Plain --resume still refuses the contradiction.
 func TestResumeAutoJournalWins(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "job.state")

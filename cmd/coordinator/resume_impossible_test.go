@@ -31,7 +31,7 @@ func impossibleJournal(t *testing.T, path string, w uint64) {
 	}
 }
 
-// TestResumeImpossibleRecord is issue 12, D8: a journal holding an
+// TestResumeImpossibleRecord: a journal holding an
 // impossible count (written before the check existed) resumes exact, its
 // worker distrusted and its task computed again; one of the coordinator's
 // own, which cannot be distrusted, is refused with one line (exit 2).

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestStateNotRegular (issue 23 D6): a FIFO, a directory as --state is one
+// TestStateNotRegular: a FIFO, a directory as --state is one
 // line and exit 2 at once, with --resume=auto too; a FIFO used to block
 // the coordinator on its first read (11 minutes seen), deaf to SIGTERM.
 func TestStateNotRegular(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 const stateRaceRounds = 15
 
 // TestStateRace starts two fresh coordinators on one --state at the same
-// moment, many times (issue 12 D12: both could fail, the loser removing
+// moment, many times (both could fail, the loser removing
 // the winner's temporary file). Exactly one runs (it listens, with no
 // workers, until killed); the other exits 2 with one line saying the
 // state is in use.

@@ -13,7 +13,7 @@ import (
 // a second on two cores) and each of its waits.
 const statusTestTimeout = 30 * time.Second
 
-// TestAPIStatusMatchesJSON is issue 13's check that /api/status after a
+// TestAPIStatusMatchesJSON is the check that /api/status after a
 // run equals the --json summary field for field: the real command runs
 // N=12 with --http 127.0.0.1:0 --json, and /api/status is read in the
 // window (statusLinger) the status server stays up after the end. Every

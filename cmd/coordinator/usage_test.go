@@ -35,7 +35,7 @@ func checkUsage(t *testing.T, args []string, want string) {
 }
 
 // TestDurationMinimums: durations below their minimums are refused at
-// parse time (issue 12 D9: --lease 5ns panicked; D10: --lease 1us or
+// parse time (--lease 5ns panicked; --lease 1us or
 // --heartbeat 1ns never finished).
 func TestDurationMinimums(t *testing.T) {
 	for _, tc := range []struct {
@@ -63,7 +63,7 @@ func TestDurationMinimums(t *testing.T) {
 }
 
 // TestConflictingFlags: flags that mean nothing together are refused with
-// a line naming the conflict (issue 12 D13, issue 13 item 6), instead of
+// a line naming the conflict, instead of
 // being ignored.
 func TestConflictingFlags(t *testing.T) {
 	dir := t.TempDir()
@@ -122,7 +122,7 @@ func TestMeaningfulFlagsStillWork(t *testing.T) {
 }
 
 // TestStreamsNeverMix: with the solutions on stdout, the summary and the
-// JSON object go to stderr (issue 13 item 6: --json used to follow the
+// JSON object go to stderr (--json used to follow the
 // solutions on stdout and break jq).
 func TestStreamsNeverMix(t *testing.T) {
 	for _, tc := range []struct {
@@ -158,7 +158,7 @@ func TestStreamsNeverMix(t *testing.T) {
 }
 
 // TestResumeTakesThePlan: a resume takes N, depth and kind from the
-// journal (issue 12 D14: changing --workers with auto depth was refused
+// journal (changing --workers with auto depth was refused
 // with "depth: 2 != 4"), refuses the flags that contradict it with a line
 // naming them, and a missing journal is a usage error (D15).
 func TestResumeTakesThePlan(t *testing.T) {

@@ -97,7 +97,7 @@ func TestRun(t *testing.T) {
 }
 
 // TestHelp: -h prints the whole help on stdout and exits 0; a bad flag
-// prints one line and no help (issue 12 D16: it printed 20 lines).
+// prints one line and no help (it printed 20 lines).
 func TestHelp(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if got := run([]string{"-h"}, &stdout, &stderr); got != 0 || stderr.Len() > 0 {

@@ -54,7 +54,7 @@ func TestEngines(t *testing.T) {
 	}
 }
 
-// TestHelp: -h prints the usage on stdout and exits 0 (issue 24: it
+// TestHelp: -h prints the usage on stdout and exits 0 (it
 // exited 2 with the flag package's "flag: help requested").
 func TestHelp(t *testing.T) {
 	var stdout bytes.Buffer

@@ -51,7 +51,7 @@ type seenOnPage struct {
 	Names map[string]string `json:"names"` // worker name -> its address line
 }
 
-// TestDashboardRealRun is issue 13's browser check on a real cluster: a
+// TestDashboardRealRun, in a browser on a real cluster: a
 // coordinator.Job of N=15 with no embedded workers, two worker.Run
 // sessions joining it over loopback gRPC, and the dashboard in headless
 // Chromium. The page shows both workers' rows, progress that advances,
@@ -128,7 +128,7 @@ func TestDashboardRealRun(t *testing.T) {
 // worker's name over its loopback address, and progress that rose through
 // at least one value strictly between 0% and 100%, never falling: the
 // server holds its highest fraction when the estimate of the total grows
-// (issue 23 D11: 50.1% fell to 43.6% here).
+// (50.1% fell to 43.6% here).
 func checkSeen(t *testing.T, seen seenOnPage) {
 	t.Helper()
 	if seen.Rows != 2 || len(seen.Names) != 2 {

@@ -8,7 +8,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// TestSchedRunningSum (issue 23 D3): a result that would bring the
+// TestSchedRunningSum: a result that would bring the
 // running sums past the board's published count is refused, even when it
 // is plausible alone: here a lie of the whole board's total on one task
 // makes the next true result impossible. Its worker earns no strike (the
@@ -38,7 +38,7 @@ func TestSchedRunningSum(t *testing.T) {
 	}
 }
 
-// TestSchedFinalSumChecked (issue 23 D3): a job whose every task is in
+// TestSchedFinalSumChecked: a job whose every task is in
 // but whose sums differ from the published count fails, naming both,
 // instead of finishing: here a worker reported 0 for a task with
 // solutions, a lie no single check can see. A synthetic load (made-up

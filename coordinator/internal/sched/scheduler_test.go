@@ -1229,7 +1229,7 @@ var errFakeDisk = errors.New("disk on fire")
 // would scan) shows here first.
 func TestTaskRecordSize(t *testing.T) {
 	if got := unsafe.Sizeof(taskState{}); got > 6 {
-		t.Errorf("taskState is %d bytes, want at most 6 (issue 11: flat memory)", got)
+		t.Errorf("taskState is %d bytes, want at most 6 (flat memory)", got)
 	}
 	typ := reflect.TypeFor[taskState]()
 	for i := range typ.NumField() {

@@ -6,7 +6,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// TestSchedSelfContradiction (issue 23 D4): a worker that sends, for a
+// TestSchedSelfContradiction: a worker that sends, for a
 // task it committed, a second Result with other counts earns a strike;
 // another worker's conflicting result is a conflict, not a strike against
 // the committer, and not one against itself either (it may be the one
