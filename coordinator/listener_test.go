@@ -107,8 +107,9 @@ func slowLimits(cfg Config) *connguard.Limits {
 }
 
 // TestIdleConnectionsDoNotDelayExit: connections that never finish the
-// handshake or never join do not hold up the end of a run (one idle TCP connection delayed the exit by gRPC's 120 s handshake
-// timeout, after the job ended and after a signal).
+// handshake or never join do not hold up the end of a run (one idle TCP
+// connection delayed the exit by gRPC's 120 s handshake timeout, after
+// the job ended and after a signal).
 func TestIdleConnectionsDoNotDelayExit(t *testing.T) {
 	checkLeaks(t)
 	t.Run("job ends", func(t *testing.T) {
