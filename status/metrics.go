@@ -101,7 +101,7 @@ type collector struct {
 	workerTasks, workerNodes                                   *prometheus.Desc
 	leases, expired, requeued, rejected, conflicts, duplicates *prometheus.Desc
 	verified, quarantined, workDone, workTotal, busy, eta      *prometheus.Desc
-	done, restored, splits, runs, jobInfo                      *prometheus.Desc
+	done, restored, splits, runs, jobInfo, progress            *prometheus.Desc
 	trust                                                      trustDescs
 }
 
@@ -161,6 +161,7 @@ func newCollector(src Source) *collector {
 		workTotal:   d("nqueens_work_total_nodes", "Estimated search work of this run, in nodes."),
 		busy:        d("nqueens_busy_seconds_total", "Time with at least one worker attached."),
 		eta:         d("nqueens_eta_seconds", "Estimated time left at the current rate; absent while unknown."),
+		progress:    d("nqueens_progress_ratio", "Share (0..1) of the job's work done, restored work included: by search nodes, or by units for a join job, whose units report no nodes. The figure the progress line shows (which also holds it from falling when the node estimate grows)."),
 		done:        d("nqueens_done", "1 once every task is committed or the job failed, else 0."),
 		restored:    d("nqueens_restored_tasks", "Tasks committed by an earlier run and read from the journal."),
 		jobInfo:     d("nqueens_job_info", "The job this coordinator runs: always 1, with its board size, kind (count, all, unique, pinned), plan depth and counting engine as labels.", "n", "kind", "depth", "engine"),
@@ -172,7 +173,7 @@ func newCollector(src Source) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.solutions, c.unique, c.tasks, c.planTasks, c.nodes, c.workers, c.slots,
 		c.workerTasks, c.workerNodes, c.leases, c.expired, c.requeued, c.rejected, c.conflicts, c.duplicates, c.splits,
-		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored, c.runs, c.jobInfo,
+		c.verified, c.quarantined, c.workDone, c.workTotal, c.busy, c.eta, c.done, c.restored, c.runs, c.jobInfo, c.progress,
 		c.trust.checked, c.trust.verifiedSols, c.trust.verifiedFrac, c.trust.nodesSaturated} {
 		ch <- d
 	}
@@ -214,6 +215,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	if e.HasETA {
 		gauge(c.eta, e.ETA.Seconds())
 	}
+	gauge(c.progress, e.Fraction)
 	gauge(c.done, b2f(s.Done))
 	gauge(c.restored, float64(s.Restored))
 	c.trust.collect(ch, sum)
