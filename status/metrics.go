@@ -16,6 +16,7 @@ import (
 	"github.com/nqueens/nqueens/coordinator"
 	"github.com/nqueens/nqueens/internal/promreg"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
+	"github.com/nqueens/nqueens/solver"
 )
 
 // NewRegistry returns a registry of this process's own (not the global
@@ -250,7 +251,7 @@ func byName(ws []coordinator.WorkerStatus) []workerSum {
 			out = append(out, workerSum{Name: name})
 		}
 		out[i].Tasks += w.Tasks
-		out[i].Nodes += w.Nodes
+		out[i].Nodes = solver.SaturatingAdd(out[i].Nodes, w.Nodes) // as the job's own node sum: never wraps
 	}
 	return out
 }

@@ -82,6 +82,7 @@ func startCoordinator(t *testing.T, args ...string) coordProc {
 	addrs := make(chan [2]string, 1)
 	go func() {
 		addr := regexp.MustCompile(`listening: addr=(\S+)`)
+		out := addrs // set to nil once sent: its own copy, not the test's
 		var g, h string
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
@@ -93,9 +94,9 @@ func startCoordinator(t *testing.T, args ...string) coordProc {
 			default:
 				g = m[1]
 			}
-			if g != "" && h != "" && addrs != nil {
-				addrs <- [2]string{g, h}
-				addrs = nil
+			if g != "" && h != "" && out != nil {
+				out <- [2]string{g, h}
+				out = nil
 			}
 		}
 		io.Copy(io.Discard, stderr)
