@@ -60,8 +60,7 @@ RUN set -eu; \
       -X github.com/nqueens/nqueens/internal/version.tag=${VERSION} \
       -X github.com/nqueens/nqueens/internal/version.revision=${REVISION} \
       -X github.com/nqueens/nqueens/internal/version.revisionTime=${REVISION_TIME}" \
-      ./cmd/coordinator ./cmd/worker ./cmd/healthprobe; \
-    for cmd in coordinator worker healthprobe; do mv "/out/bin/$cmd" "/out/bin/nqueens-$cmd"; done
+      ./cmd/nqueens-coordinator ./cmd/nqueens-worker ./cmd/nqueens-healthprobe
 
 FROM scratch
 ARG VERSION=

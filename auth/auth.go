@@ -24,7 +24,7 @@ const MetadataKey = "authorization"
 const EnvToken = "NQUEENS_TOKEN"
 
 // HealthPrefix is the method prefix that needs no token: Kubernetes probes,
-// grpc-health-probe and cmd/healthprobe carry none. Every other RPC, server
+// grpc-health-probe and cmd/nqueens-healthprobe carry none. Every other RPC, server
 // reflection included (it would tell strangers what this port serves), needs
 // the token when the server has one.
 const HealthPrefix = "/grpc.health.v1.Health/"

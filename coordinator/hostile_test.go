@@ -27,7 +27,7 @@ import (
 // real coordinator on loopback with a misbehaving client built on the
 // generated stubs and asserts the bound that keeps the row fixed. D1 is in
 // hostile_listing_test.go, D2 and D3 in listener_test.go, D9 to D16 in
-// cmd/coordinator.
+// cmd/nqueens-coordinator.
 
 // heapSlack is how much the live heap may grow while a hostile client
 // churns after warm-up: gRPC's buffers and the runtime's odds and ends.

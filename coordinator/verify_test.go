@@ -56,7 +56,7 @@ func countWithLiar(t *testing.T, cfg Config) Summary {
 	return s
 }
 
-// recordJournal is cmd/coordinator's adapter of a real journal, for tests.
+// recordJournal is cmd/nqueens-coordinator's adapter of a real journal, for tests.
 type recordJournal struct{ j *journal.Journal }
 
 func (r recordJournal) Commit(index int, c solver.Counts, worker uint64) error {
@@ -67,7 +67,7 @@ func (r recordJournal) CommitRun(first int, cs []solver.Counts, worker uint64) e
 	return r.j.QueueRun(runRecords(first, cs, worker))
 }
 
-// runRecords is a run's counts as journal records, as cmd/coordinator
+// runRecords is a run's counts as journal records, as cmd/nqueens-coordinator
 // writes them.
 func runRecords(first int, cs []solver.Counts, worker uint64) []journal.Record {
 	rs := make([]journal.Record, len(cs))

@@ -95,7 +95,7 @@ tar -C "$root" -cf - . | docker import \
 # The build cache: the programs compiled once from this checkout (mounted
 # read-only), the results thrown away, the cache kept in the image.
 warm=$(docker create --volume "$PWD:/src:ro" --workdir /src --env CGO_ENABLED=0 --env GOAMD64=v1 \
-	"$bare" go build -trimpath -buildvcs=false ./cmd/coordinator ./cmd/worker ./cmd/healthprobe)
+	"$bare" go build -trimpath -buildvcs=false ./cmd/nqueens-coordinator ./cmd/nqueens-worker ./cmd/nqueens-healthprobe)
 if ! docker start --attach "$warm" >"$work/warm.log" 2>&1; then
 	cat "$work/warm.log" >&2
 	docker rm "$warm" >/dev/null

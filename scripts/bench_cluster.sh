@@ -22,8 +22,8 @@ export GOAMD64=${GOAMD64:-$(scripts/goamd64.sh)}
 echo "building with GOAMD64=${GOAMD64:-(not amd64)}" >&2
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/coordinator" ./cmd/coordinator
-go build -o "$bin/nqbench" ./cmd/nqbench
+go build -o "$bin/nqueens-coordinator" ./cmd/nqueens-coordinator
+go build -o "$bin/nqueens-bench" ./cmd/nqueens-bench
 
 # measure CMD...: "wall cpu" seconds of one run (cpu = user + sys), output discarded.
 measure() {
@@ -39,9 +39,9 @@ col() { printf '%s\n' "${@:2}" | awk -v c="$1" '{print $c}' | median; }
 
 declare -a nq w2 w1
 for ((i = 0; i < RUNS; i++)); do
-	nq+=("$(measure "$bin/nqbench" --n "$N" --threads 2)")
-	w2+=("$(measure "$bin/coordinator" --n "$N" --workers 2 --progress off --log-level warn)")
-	w1+=("$(measure "$bin/coordinator" --n "$N" --workers 1 --progress off --log-level warn)")
+	nq+=("$(measure "$bin/nqueens-bench" --n "$N" --threads 2)")
+	w2+=("$(measure "$bin/nqueens-coordinator" --n "$N" --workers 2 --progress off --log-level warn)")
+	w1+=("$(measure "$bin/nqueens-coordinator" --n "$N" --workers 1 --progress off --log-level warn)")
 done
 nq_m=$(col 1 "${nq[@]}")
 w2_m=$(col 1 "${w2[@]}")
@@ -62,11 +62,11 @@ printf '  (the cpu ratio is the overhead a busy shared machine cannot hide; wall
 if [[ "$MEM_N" != 0 ]]; then
 	# The coordinator alone: remote workers in another process, so the
 	# figure is the coordinator's own memory, not the solver's.
-	go build -o "$bin/worker" ./cmd/worker
+	go build -o "$bin/nqueens-worker" ./cmd/nqueens-worker
 	port=$((20000 + RANDOM % 20000))
-	"$bin/coordinator" --n "$MEM_N" --workers 0 --listen "127.0.0.1:$port" --progress off --log-level warn --json >"$bin/mem.json" &
+	"$bin/nqueens-coordinator" --n "$MEM_N" --workers 0 --listen "127.0.0.1:$port" --progress off --log-level warn --json >"$bin/mem.json" &
 	cpid=$!
-	"$bin/worker" --join "127.0.0.1:$port" --slots 2 --log-level warn &
+	"$bin/nqueens-worker" --join "127.0.0.1:$port" --slots 2 --log-level warn &
 	wpid=$!
 	peak=0
 	while kill -0 "$cpid" 2>/dev/null; do

@@ -27,7 +27,7 @@ export GOAMD64=${GOAMD64:-$(scripts/goamd64.sh)}
 echo "building with GOAMD64=${GOAMD64:-(not amd64)}" >&2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/coordinator" ./cmd/coordinator
+go build -o "$tmp/coordinator" ./cmd/nqueens-coordinator
 
 # measure CMD...: "wall cpu" seconds of one run (cpu = user + sys), output discarded.
 measure() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench_solver.sh: time the solver alone (cmd/nqbench) and the cluster
-# (cmd/coordinator with embedded workers, one per thread) with each
+# bench_solver.sh: time the solver alone (cmd/nqueens-bench) and the cluster
+# (cmd/nqueens-coordinator with embedded workers, one per thread) with each
 # counting engine, join and backtrack, against somers.c (the plain bitmask
 # counter with mirror halving, in the shared anchors folder) at N=16, 17
 # and 18 on 1 and 2 threads, and print the ratios (below 1 = faster than
@@ -47,10 +47,10 @@ fi
 export GOAMD64=${GOAMD64:-$("$root/scripts/goamd64.sh")}
 echo "building nqbench with GOAMD64=${GOAMD64:-(not amd64)}; $runs run(s) per ratio" >&2
 bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
-(cd "$root" && go build -o "$bin/nqbench" ./cmd/nqbench && go build -o "$bin/coordinator" ./cmd/coordinator)
+(cd "$root" && go build -o "$bin/nqueens-bench" ./cmd/nqueens-bench && go build -o "$bin/nqueens-coordinator" ./cmd/nqueens-coordinator)
 ratio() { # engine n threads [cluster]: one ratio.sh set, its output to stderr, the ratio to stdout
-	local out cmd=("$bin/nqbench" --n "$2" --threads "$3" --engine "$1")
-	[ -z "${4:-}" ] || cmd=("$bin/coordinator" --n "$2" --workers "$3" --engine "$1" --json --progress off)
+	local out cmd=("$bin/nqueens-bench" --n "$2" --threads "$3" --engine "$1")
+	[ -z "${4:-}" ] || cmd=("$bin/nqueens-coordinator" --n "$2" --workers "$3" --engine "$1" --json --progress off)
 	out=$("$anchors/ratio.sh" -r "$runs" "$2" "$3" -- "${cmd[@]}")
 	echo "$out" >&2
 	awk '/^ratio/ {print $NF}' <<<"$out"
@@ -59,7 +59,7 @@ rows=()
 for n in "${sizes[@]}"; do
 	for t in 1 2; do
 		for e in join backtrack; do
-			"$bin/nqbench" --n "$n" --threads "$t" --engine "$e" >&2 # shows the counts; a wrong one is plain to see
+			"$bin/nqueens-bench" --n "$n" --threads "$t" --engine "$e" >&2 # shows the counts; a wrong one is plain to see
 		done
 		j=$(ratio join "$n" "$t")
 		b=$(ratio backtrack "$n" "$t")

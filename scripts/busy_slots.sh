@@ -9,16 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-17}
-GOAMD64=$(scripts/goamd64.sh) go build -o bin/ ./cmd/coordinator ./cmd/worker
+GOAMD64=$(scripts/goamd64.sh) go build -o bin/ ./cmd/nqueens-coordinator ./cmd/nqueens-worker
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
-bin/coordinator --n "$N" --workers 0 --listen 127.0.0.1:0 --http 127.0.0.1:0 --json >"$tmp/summary.json" 2>"$tmp/log" &
+bin/nqueens-coordinator --n "$N" --workers 0 --listen 127.0.0.1:0 --http 127.0.0.1:0 --json >"$tmp/summary.json" 2>"$tmp/log" &
 coord=$!
 for _ in $(seq 100); do grep -q 'status server listening' "$tmp/log" 2>/dev/null && grep -q 'coordinator: listening' "$tmp/log" && break; sleep 0.05; done
 grpc=$(sed -n 's/.*coordinator: listening: addr=\([^ ]*\).*/\1/p' "$tmp/log" | head -1)
 http=$(sed -n 's/.*status server listening: addr=\([^ ]*\).*/\1/p' "$tmp/log" | head -1)
 sleep 1
-for i in 1 2 3; do bin/worker --join "$grpc" --slots 2 --name "w$i" 2>/dev/null & done
+for i in 1 2 3; do bin/nqueens-worker --join "$grpc" --slots 2 --name "w$i" 2>/dev/null & done
 while kill -0 "$coord" 2>/dev/null; do
 	curl -s "http://$http/api/status" >>"$tmp/samples" && echo >>"$tmp/samples" || true
 	sleep 0.05

@@ -24,8 +24,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$tmp/" ./cmd/coordinator ./cmd/worker
-"$tmp/coordinator" --n "$n" --workers 0 --listen 127.0.0.1:0 --http 127.0.0.1:0 --progress off >/dev/null 2>"$tmp/coordinator.log" &
+go build -o "$tmp/" ./cmd/nqueens-coordinator ./cmd/nqueens-worker
+"$tmp/nqueens-coordinator" --n "$n" --workers 0 --listen 127.0.0.1:0 --http 127.0.0.1:0 --progress off >/dev/null 2>"$tmp/coordinator.log" &
 pids+=($!)
 # The coordinator logs the two addresses it bound.
 addr() { grep -o "$1: addr=[0-9.:]*" "$tmp/coordinator.log" | head -1 | cut -d= -f2 || true; }
@@ -36,7 +36,7 @@ for _ in $(seq 100); do
 done
 [ -n "$grpc" ] && [ -n "$http" ] || { cat "$tmp/coordinator.log" >&2; exit 1; }
 for name in alpha beta gamma; do
-	"$tmp/worker" --join "$grpc" --name "$name" --slots 1 2>"$tmp/$name.log" &
+	"$tmp/nqueens-worker" --join "$grpc" --name "$name" --slots 1 2>"$tmp/$name.log" &
 	pids+=($!)
 done
 sleep "$wait"

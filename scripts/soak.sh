@@ -18,12 +18,12 @@ want=${WANT[$N]:?no published count for N=$N in this script}
 dir=$(mktemp -d) port=$((20000 + RANDOM % 20000))
 trap 'kill $(jobs -p) 2>/dev/null || true; tail -n 5 "$dir"/worker.log "$dir"/coord.log; rm -rf "$dir"' EXIT
 cd "$(dirname "$0")/.."
-go build -o "$dir/" ./cmd/coordinator ./cmd/worker
+go build -o "$dir/" ./cmd/nqueens-coordinator ./cmd/nqueens-worker
 state=$dir/journal
 coord() { # start the coordinator in the background; sets cpid, prints resume ms
   local t0 t1
   t0=$(date +%s%N)
-  "$dir/coordinator" --n "$N" --depth "$DEPTH" --workers 0 --listen "127.0.0.1:$port" \
+  "$dir/nqueens-coordinator" --n "$N" --depth "$DEPTH" --workers 0 --listen "127.0.0.1:$port" \
     --state "$state" --resume=auto --progress off --json >"$dir/out.json" 2>>"$dir/coord.log" &
   cpid=$!
   until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
@@ -34,7 +34,7 @@ coord() { # start the coordinator in the background; sets cpid, prints resume ms
   resume_ms=$(((t1 - t0) / 1000000))
 }
 for w in $(seq "$WORKERS"); do
-  "$dir/worker" --join "127.0.0.1:$port" --slots 1 --name "soak$w" --stay \
+  "$dir/nqueens-worker" --join "127.0.0.1:$port" --slots 1 --name "soak$w" --stay \
     --log-level error 2>>"$dir/worker.log" &
 done
 start=$(date +%s)

@@ -110,7 +110,7 @@ step "releases: goreleaser check, and a build of its targets"
 GOTOOLCHAIN=local go run github.com/goreleaser/goreleaser/v2@v2.17.0 check
 for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
 	echo "--- go build for $target"
-	CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go build ./cmd/coordinator ./cmd/worker ./cmd/healthprobe ./cmd/nqbench
+	CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go build ./cmd/nqueens-coordinator ./cmd/nqueens-worker ./cmd/nqueens-healthprobe ./cmd/nqueens-bench
 done
 
 step "docker-compose end-to-end"

@@ -10,7 +10,7 @@ import (
 )
 
 // HealthServer serves grpc.health.v1 for a worker process, so Kubernetes
-// gRPC probes and cmd/healthprobe can watch a worker that has no gRPC
+// gRPC probes and cmd/nqueens-healthprobe can watch a worker that has no gRPC
 // server of its own.
 type HealthServer struct {
 	srv  *grpc.Server

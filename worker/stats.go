@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Stats are a worker's own figures, for its /metrics (cmd/worker): what it
+// Stats are a worker's own figures, for its /metrics (cmd/nqueens-worker): what it
 // computed and sent, whatever the coordinator made of it. Give Run a
 // *Stats in Config.Stats and read it at any time with Snapshot; the zero
 // Stats is ready.

@@ -56,15 +56,15 @@ type coordProc struct {
 // tree's (another build, to compare).
 const coordinatorEnv = "NQTEST_COORDINATOR"
 
-// startCoordinator builds cmd/coordinator (or takes $NQTEST_COORDINATOR)
+// startCoordinator builds cmd/nqueens-coordinator (or takes $NQTEST_COORDINATOR)
 // and starts it with args, without a token, until the test ends.
 func startCoordinator(t *testing.T, args ...string) coordProc {
 	t.Helper()
 	bin := os.Getenv(coordinatorEnv)
 	if bin == "" {
 		bin = filepath.Join(t.TempDir(), "coordinator")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/nqueens/nqueens/cmd/coordinator").CombinedOutput(); err != nil {
-			t.Fatalf("go build cmd/coordinator: %v\n%s", err, out)
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/nqueens/nqueens/cmd/nqueens-coordinator").CombinedOutput(); err != nil {
+			t.Fatalf("go build cmd/nqueens-coordinator: %v\n%s", err, out)
 		}
 	} else {
 		t.Logf("measuring %s=%s", coordinatorEnv, bin)

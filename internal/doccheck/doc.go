@@ -6,7 +6,7 @@
 // An example is a fenced block with a marker comment on the line above it.
 // The output of one command:
 //
-//	<!-- doccheck: go run ./cmd/coordinator --n 12 --workers 4 -->
+//	<!-- doccheck: go run ./cmd/nqueens-coordinator --n 12 --workers 4 -->
 //	```
 //	N=12: 14200 solutions, 1787 fundamental
 //	time 23ms, 625.9k solutions/s; 1090 tasks (depth 4) on 4 workers, 135718 nodes
@@ -18,7 +18,7 @@
 //
 //	<!-- doccheck -->
 //	```console
-//	$ go run ./cmd/coordinator --n 8 --fix 1:1,2:2   # exit 2
+//	$ go run ./cmd/nqueens-coordinator --n 8 --fix 1:1,2:2   # exit 2
 //	coordinator: --fix: pins (1,1) and (2,2) attack each other on a diagonal
 //	```
 //

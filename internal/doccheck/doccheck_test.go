@@ -12,7 +12,7 @@ import (
 )
 
 const sample = "# Title\n\n" +
-	"<!-- doccheck: go run ./cmd/coordinator --n 4 -->\n" +
+	"<!-- doccheck: go run ./cmd/nqueens-coordinator --n 4 -->\n" +
 	"```\nN=4: 2 solutions\n```\n\n" +
 	"text\n\n" +
 	"<!-- doccheck -->\n" +
@@ -27,7 +27,7 @@ func TestFind(t *testing.T) {
 	if len(blocks) != 2 {
 		t.Fatalf("Find found %d blocks, want 2", len(blocks))
 	}
-	if b := blocks[0]; b.Line != 3 || b.Command != "go run ./cmd/coordinator --n 4" || b.Body != "N=4: 2 solutions\n" {
+	if b := blocks[0]; b.Line != 3 || b.Command != "go run ./cmd/nqueens-coordinator --n 4" || b.Body != "N=4: 2 solutions\n" {
 		t.Errorf("first block = %+v", b)
 	}
 	steps, err := blocks[1].Steps()

@@ -1,6 +1,6 @@
 // Package promreg makes the Prometheus registry every nqueens process
 // starts its /metrics from, so the coordinator's (package status) and the
-// worker's (cmd/worker) carry the same build and runtime series without
+// worker's (cmd/nqueens-worker) carry the same build and runtime series without
 // the worker importing the coordinator.
 package promreg
 

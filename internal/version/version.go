@@ -15,7 +15,7 @@
 //
 //	go build -ldflags "-X github.com/nqueens/nqueens/internal/version.tag=v0.1.0 \
 //	    -X github.com/nqueens/nqueens/internal/version.revision=$(git rev-parse HEAD) \
-//	    -X github.com/nqueens/nqueens/internal/version.revisionTime=2026-12-04T10:00:00Z" ./cmd/coordinator
+//	    -X github.com/nqueens/nqueens/internal/version.revisionTime=2026-12-04T10:00:00Z" ./cmd/nqueens-coordinator
 package version
 
 import (

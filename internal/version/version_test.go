@@ -99,7 +99,7 @@ func TestReleaseLinkerFlags(t *testing.T) {
 			t.Errorf("%s gives the linker %q, want tag, revision and revisionTime once each", file, ldflags[2:])
 		}
 		bin := filepath.Join(t.TempDir(), "healthprobe")
-		build := exec.Command("go", "build", "-o", bin, "-ldflags", strings.Join(ldflags, " "), "github.com/nqueens/nqueens/cmd/healthprobe")
+		build := exec.Command("go", "build", "-o", bin, "-ldflags", strings.Join(ldflags, " "), "github.com/nqueens/nqueens/cmd/nqueens-healthprobe")
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build with %s's -X flags: %v\n%s", file, err, out)
 		}

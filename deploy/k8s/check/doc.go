@@ -20,7 +20,7 @@
 //
 // The coordinator exports nqueens_job_info{n,kind,depth,engine} and
 // workers started with --http serve their own /metrics
-// (cmd/worker/metrics.go); TestMonitoringUsesExportedMetrics reads the
+// (cmd/nqueens-worker/metrics.go); TestMonitoringUsesExportedMetrics reads the
 // names from every file of metricsSources. The dashboard's Job panel
 // shows nqueens_job_info; panels and alerts on the workers' metrics are
 // still to come, and the compose test's Prometheus must then scrape the

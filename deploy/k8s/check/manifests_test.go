@@ -611,13 +611,13 @@ func TestDockerfileMatchesCompose(t *testing.T) {
 		t.Errorf("Dockerfile EXPOSE = %q, want %s", got, probe)
 	}
 
-	// The programs: ./cmd/X built and renamed nqueens-X.
+	// The programs: go build -o /out/bin/ ./cmd/X names each one X.
 	built := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\./cmd/(\w+)`).FindAllStringSubmatch(text, -1) {
-		built["nqueens-"+m[1]] = true
+	for _, m := range regexp.MustCompile(`\./cmd/([\w-]+)`).FindAllStringSubmatch(text, -1) {
+		built[m[1]] = true
 	}
-	if !strings.Contains(text, `"/out/bin/nqueens-$cmd"`) {
-		t.Error("the Dockerfile no longer renames ./cmd/X to nqueens-X: the test's list of programs is wrong")
+	if len(built) == 0 {
+		t.Error("the Dockerfile builds no ./cmd/X: the test's list of programs is wrong")
 	}
 	started := map[string]string{"Dockerfile HEALTHCHECK": strings.TrimPrefix(argv[0], "/usr/local/bin/")}
 	for name, args := range map[string][]string{"coordinator": cargs, "worker": wargs} {

@@ -16,7 +16,7 @@ const (
 // metricsSources are the files that declare the nqueens_ metrics: the
 // coordinator's (status), the registry every process starts from (build
 // info) and the worker's own /metrics.
-var metricsSources = []string{"../../../status/metrics.go", "../../../internal/promreg/promreg.go", "../../../cmd/worker/metrics.go"}
+var metricsSources = []string{"../../../status/metrics.go", "../../../internal/promreg/promreg.go", "../../../cmd/nqueens-worker/metrics.go"}
 
 // declaredMetrics is DeclaredMetrics of every metricsSources file.
 func declaredMetrics(t *testing.T) map[string]bool {

@@ -42,16 +42,16 @@ type logOptions struct {
 	fix        string          // --fix: the pinned queens as typed (fix.go)
 }
 
-const usageHead = `Usage: coordinator --n N [flags]
-       coordinator --resume --state FILE [flags]   (N, depth and kind from FILE)
-       coordinator --n N --resume=auto --state FILE [flags]   (resume FILE if it holds a job, else start anew)
-       coordinator export --state FILE [--format csv|jsonl]   (run "coordinator export -h")
-       coordinator study lasvegas [flags]   (run "coordinator study -h")
+const usageHead = `Usage: nqueens-coordinator --n N [flags]
+       nqueens-coordinator --resume --state FILE [flags]   (N, depth and kind from FILE)
+       nqueens-coordinator --n N --resume=auto --state FILE [flags]   (resume FILE if it holds a job, else start anew)
+       nqueens-coordinator export --state FILE [--format csv|jsonl]   (run "nqueens-coordinator export -h")
+       nqueens-coordinator study lasvegas [flags]   (run "nqueens-coordinator study -h")
 
 Counts the solutions of the N-Queens puzzle (total and fundamental), or lists
 them, on a cluster: the search is split into tasks leased to workers over
 gRPC. Embedded workers (--workers) run in this process as real gRPC clients;
-remote ones join with "worker --join HOST:PORT".
+remote ones join with "nqueens-worker --join HOST:PORT".
 
 Output: a short summary on stdout (or one JSON object with --json), on
 stderr instead when the solutions go to stdout; progress on stderr (a live
@@ -61,14 +61,14 @@ refused.
 Exit status: 0 success, 1 failed or interrupted run, 2 bad usage.
 
 Examples:
-  coordinator --n 12                       # count on this machine's cores
-  coordinator --n 8 --solutions - --format board   # print the 92 boards
-  coordinator --n 1000000 --first --solutions queens.txt
-  # remote workers only ("worker --join HOST:7070"), the dashboard on :8080
-  coordinator --n 18 --workers 0 --listen 0.0.0.0:7070 --http 127.0.0.1:8080
+  nqueens-coordinator --n 12                       # count on this machine's cores
+  nqueens-coordinator --n 8 --solutions - --format board   # print the 92 boards
+  nqueens-coordinator --n 1000000 --first --solutions queens.txt
+  # remote workers only ("nqueens-worker --join HOST:7070"), the dashboard on :8080
+  nqueens-coordinator --n 18 --workers 0 --listen 0.0.0.0:7070 --http 127.0.0.1:8080
   # a journal: the same command after a crash goes on where it stopped
-  coordinator --n 20 --state n20.journal --resume=auto
-  coordinator export --state n20.journal > n20.csv   # a row per task
+  nqueens-coordinator --n 20 --state n20.journal --resume=auto
+  nqueens-coordinator export --state n20.journal > n20.csv   # a row per task
 
 Environment: every flag can be set as NQUEENS_<FLAG> instead, upper case
 with - as _ (NQUEENS_N=18, NQUEENS_TASK_TARGET=2s, NQUEENS_TOKEN); the

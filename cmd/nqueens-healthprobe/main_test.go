@@ -103,7 +103,7 @@ func TestHelp(t *testing.T) {
 	if got := run([]string{"-h"}, &stdout, &stderr); got != 0 || stderr.Len() > 0 {
 		t.Errorf("run(-h) = %d, stderr %q; want 0 and nothing on stderr", got, stderr.String())
 	}
-	for _, want := range []string{"Usage: healthprobe", "-addr", "-timeout", "-tls-server-name"} {
+	for _, want := range []string{"Usage: nqueens-healthprobe", "-addr", "-timeout", "-tls-server-name"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("healthprobe -h does not mention %s:\n%s", want, stdout.String())
 		}

@@ -31,8 +31,8 @@ func buildBinaries(t *testing.T, dir string) (coord, work string) {
 	t.Helper()
 	coord, work = filepath.Join(dir, "coordinator"), filepath.Join(dir, "worker")
 	for _, b := range []struct{ out, pkg string }{
-		{coord, "github.com/nqueens/nqueens/cmd/coordinator"},
-		{work, "github.com/nqueens/nqueens/cmd/worker"},
+		{coord, "github.com/nqueens/nqueens/cmd/nqueens-coordinator"},
+		{work, "github.com/nqueens/nqueens/cmd/nqueens-worker"},
 	} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
 		done := make(chan error, 1)

@@ -36,7 +36,7 @@ const (
 	// process's binaries and the Go runtime's own.
 	fileSlack = 256
 	// coordinatorPkg is what is built when --coordinator is not given.
-	coordinatorPkg = "github.com/nqueens/nqueens/cmd/coordinator"
+	coordinatorPkg = "github.com/nqueens/nqueens/cmd/nqueens-coordinator"
 )
 
 // raiseFileLimit lifts RLIMIT_NOFILE to the hard limit, which must be at

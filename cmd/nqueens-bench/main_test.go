@@ -61,7 +61,7 @@ func TestHelp(t *testing.T) {
 	if err := run([]string{"-h"}, &stdout); err != nil {
 		t.Fatalf("nqbench -h = %v, want nil (exit 0)", err)
 	}
-	for _, want := range []string{"Usage: nqbench", "nqbench cluster", "-threads", "Examples:"} {
+	for _, want := range []string{"Usage: nqueens-bench", "nqueens-bench cluster", "-threads", "Examples:"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("nqbench -h does not say %q:\n%s", want, stdout.String())
 		}

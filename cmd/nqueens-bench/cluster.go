@@ -28,7 +28,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-const clusterUsage = `Usage: nqbench cluster --n N --depth D --workers K [flags]
+const clusterUsage = `Usage: nqueens-bench cluster --n N --depth D --workers K [flags]
 
 Starts a real coordinator process (--workers 0) and K simulated workers:
 package worker's own session, each on its own gRPC connection, answering

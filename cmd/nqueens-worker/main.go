@@ -38,7 +38,7 @@ func main() {
 	os.Exit(code)
 }
 
-const usageHead = `Usage: worker --join HOST:PORT [flags]
+const usageHead = `Usage: nqueens-worker --join HOST:PORT [flags]
 
 Joins an nqueens coordinator and runs the tasks it leases, one per slot. A
 coordinator that is down or full is retried with back-off for --join-timeout
@@ -49,10 +49,10 @@ token, another solver version, or cut off for breaking a limit) or failed,
 2 bad usage.
 
 Examples:
-  worker --join 127.0.0.1:7070                  # one slot per CPU
-  worker --join coordinator:7070 --slots 2 --name rack1-node4
-  worker --join coordinator:7070 --stay --http 0.0.0.0:9090   # a Deployment's pod
-  worker --join coordinator:7070 --token-file /run/secrets/nqueens-token \
+  nqueens-worker --join 127.0.0.1:7070                  # one slot per CPU
+  nqueens-worker --join coordinator:7070 --slots 2 --name rack1-node4
+  nqueens-worker --join coordinator:7070 --stay --http 0.0.0.0:9090   # a Deployment's pod
+  nqueens-worker --join coordinator:7070 --token-file /run/secrets/nqueens-token \
       --tls-ca ca.pem --health-listen 0.0.0.0:7071
 
 Environment: every flag can be set as NQUEENS_<FLAG> instead, upper case

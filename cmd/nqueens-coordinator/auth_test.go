@@ -11,7 +11,7 @@ import (
 
 // TestTokenAndMutualTLS: with --token and mutual TLS the embedded workers
 // still join: they dial loopback with the same token, trust the CA and
-// present the server's certificate. (cmd/worker's tests check that a worker
+// present the server's certificate. (cmd/nqueens-worker's tests check that a worker
 // with a wrong or missing token is refused.)
 func TestTokenAndMutualTLS(t *testing.T) {
 	dir := t.TempDir()

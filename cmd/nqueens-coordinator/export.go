@@ -17,7 +17,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-const exportUsage = `Usage: coordinator export --state FILE [--format csv|jsonl]
+const exportUsage = `Usage: nqueens-coordinator export --state FILE [--format csv|jsonl]
 
 Writes one row per committed task of a --state journal on stdout, in task
 order, so a second run or another program can check a big count piece by
@@ -33,10 +33,10 @@ Exit status: 0 written, 1 failed writing, 2 bad usage or not a readable
 journal.
 
 Examples:
-  coordinator export --state n20.journal > n20.csv
-  coordinator export --state n20.journal --format jsonl | head -1
+  nqueens-coordinator export --state n20.journal > n20.csv
+  nqueens-coordinator export --state n20.journal --format jsonl | head -1
   # the total so far, while the run goes on (awk's doubles are exact to 2^53)
-  coordinator export --state n20.journal | awk -F, 'NR > 1 { t += $3 } END { print t }'
+  nqueens-coordinator export --state n20.journal | awk -F, 'NR > 1 { t += $3 } END { print t }'
 
 Flags:
 `

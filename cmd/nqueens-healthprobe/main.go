@@ -42,7 +42,7 @@ type config struct {
 }
 
 // usageHead is the help's text before the flags.
-const usageHead = `Usage: healthprobe --addr HOST:PORT [--service NAME] [--timeout 2s] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]
+const usageHead = `Usage: nqueens-healthprobe --addr HOST:PORT [--service NAME] [--timeout 2s] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]
 
 Calls grpc.health.v1 Check; exits 0 when SERVING, 1 otherwise, 2 on bad usage.
 

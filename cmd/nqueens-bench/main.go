@@ -35,8 +35,8 @@ func main() {
 	}
 }
 
-const usage = `Usage: nqbench [--n N] [--threads T] [--engine auto|join|backtrack] [--depth D]
-       nqbench cluster --n N --depth D --workers K [flags]   (run "nqbench cluster -h")
+const usage = `Usage: nqueens-bench [--n N] [--threads T] [--engine auto|join|backtrack] [--depth D]
+       nqueens-bench cluster --n N --depth D --workers K [flags]   (run "nqueens-bench cluster -h")
 
 Counts an N-Queens board with the solver alone on T goroutines, the
 baseline the cluster is compared with, and prints one line: N, total,
@@ -46,8 +46,8 @@ stderr.
 Exit status: 0 counted, 2 bad usage.
 
 Examples:
-  nqbench --n 16 --threads 2      # 16 14772512 1846955 SECONDS
-  nqbench cluster --n 16 --depth 5 --workers 1000   # the coordinator's ceiling
+  nqueens-bench --n 16 --threads 2      # 16 14772512 1846955 SECONDS
+  nqueens-bench cluster --n 16 --depth 5 --workers 1000   # the coordinator's ceiling
 
 Flags:
 `
