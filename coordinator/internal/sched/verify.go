@@ -9,7 +9,7 @@ import (
 // Verification (--verify-fraction F). After a task commits, a
 // random fraction F of the committed tasks is computed again on a
 // different worker. A disagreement is settled by the coordinator itself:
-// it recomputes the task (solver.CountTask, the truth), keeps the true
+// it recomputes the task (recount: the backtracker, the truth), keeps the true
 // counts, and quarantines every worker that reported otherwise: the worker
 // is drained and refused further results, and all the other tasks it
 // committed go back to the queue to be computed elsewhere. When no other
@@ -104,22 +104,10 @@ func (s *Scheduler) verifyLocallyLocked() {
 // verifier (nil for a local verification) reported got.
 func (s *Scheduler) startTruthLocked(idx int, verifier *Session, got solver.Counts) {
 	task := solver.Task{Index: idx, Prefix: s.prefixLocked(idx)}
-	n := s.plan.N
 	s.truths.Add(1)
 	go func() {
 		defer s.truths.Done()
-		var truth solver.Counts
-		var err error
-		switch {
-		case s.plan.Kind == solver.KindJoin: // a unit has no backtracking counterpart
-			truth, err = solver.CountJoinTask(n, task)
-		case s.plan.Kind == solver.KindPinned: // listed or not: the completions' count
-			truth, err = solver.CountPinnedTask(n, s.plan.Pins, task)
-		case s.opt.Want:
-			truth, err = solver.ListTask(n, task, func([]int) bool { return true })
-		default:
-			truth, err = solver.CountTask(n, task)
-		}
+		truth, _, err := recount(s.plan, s.opt.Want, task)
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if err != nil {
@@ -128,6 +116,34 @@ func (s *Scheduler) startTruthLocked(idx int, verifier *Session, got solver.Coun
 		}
 		s.settleLocked(idx, truth, verifier, got)
 	}()
+}
+
+// recount computes task's counts on the coordinator, the truth that
+// settles a disagreement, and names the algorithm. A join unit is counted
+// by the backtracker where that is affordable (solver.JoinVerifyMaxN): the
+// workers counted it with the join, and two algorithms that agree are
+// better evidence than one run twice. Its node count is dropped, as the
+// join's units report none.
+func recount(plan solver.Plan, want bool, task solver.Task) (solver.Counts, string, error) {
+	n := plan.N
+	switch {
+	case plan.Kind == solver.KindJoin && n <= solver.JoinVerifyMaxN: // seconds a unit at most
+		c, err := solver.JoinTaskBacktrack(n, task)
+		c.Nodes = 0
+		return c, "backtrack", err
+	case plan.Kind == solver.KindJoin:
+		c, err := solver.CountJoinTask(n, task)
+		return c, "join", err
+	case plan.Kind == solver.KindPinned: // listed or not: the completions' count
+		c, err := solver.CountPinnedTask(n, plan.Pins, task)
+		return c, "pinned", err
+	case want:
+		c, err := solver.ListTask(n, task, func([]int) bool { return true })
+		return c, "list", err
+	default:
+		c, err := solver.CountTask(n, task)
+		return c, "backtrack", err
+	}
 }
 
 // verifyResultLocked handles the Result of a verification lease.
