@@ -16,7 +16,7 @@ func registerFix(fs *flag.FlagSet, s *string) { fs.StringVar(s, "fix", "", fixUs
 
 // fixConflicts refuses the flags that mean nothing with --fix, saying
 // why; it runs before --resume looks for a journal.
-func fixConflicts(cfg options, lo logOptions) error {
+func fixConflicts(cfg options, lo processOptions) error {
 	if !lo.given["fix"] {
 		return nil
 	}
@@ -33,7 +33,7 @@ func fixConflicts(cfg options, lo logOptions) error {
 
 // parseFix reads --fix into cfg.Pins once the other flags are parsed:
 // pins ParsePins refuses are one line naming the squares.
-func parseFix(cfg *options, lo logOptions) error {
+func parseFix(cfg *options, lo processOptions) error {
 	if !lo.given["fix"] {
 		return nil
 	}

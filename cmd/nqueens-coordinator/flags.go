@@ -20,9 +20,10 @@ import (
 // errHelp says -h was asked for and answered.
 var errHelp = errors.New("help shown")
 
-// logOptions are the logging flags, and the state flags that need the
-// logger to be wired.
-type logOptions struct {
+// processOptions are the flags of this process rather than of the job
+// (coordinator.Config): logging, the journal file and how to resume it,
+// the status server, TLS and the token, which main wires around the job.
+type processOptions struct {
 	level  string
 	json   bool
 	state  string
@@ -164,7 +165,7 @@ type flagText struct {
 }
 
 // defineFlags binds every flag of the command to cfg, lo and ac.
-func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config) flagText {
+func defineFlags(fs *flag.FlagSet, cfg *options, lo *processOptions, ac *auth.Config) flagText {
 	var ft flagText
 	fs.IntVar(&cfg.N, "n", 0, "board size N (required unless --resume): 1..32 for counting and listing, up to 100000000 with --first")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "embedded workers, one slot (one core) each; 0 = wait for remote workers only; the default is this machine's number of CPUs")
@@ -219,9 +220,9 @@ func defineFlags(fs *flag.FlagSet, cfg *options, lo *logOptions, ac *auth.Config
 // parseFlags turns the command line into a Config. Usage problems come back
 // as one-line errors; -h prints the help on stdout and returns errHelp.
 // With --resume the journal's settings are not read yet (see resumeFrom).
-func parseFlags(args []string, stdout, stderr io.Writer) (options, logOptions, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (options, processOptions, error) {
 	cfg := options{Config: coordinator.NewConfig(0), Format: render.Cols, Method: "constructive"}
-	var lo logOptions
+	var lo processOptions
 	var ac auth.Config
 	fs := flag.NewFlagSet("coordinator", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -387,7 +388,7 @@ var firstExcludes = []string{"workers", "listen", "depth", "task-target", "min-t
 
 // checkCombinations refuses flags that mean nothing with the others given,
 // naming the conflict, instead of ignoring them.
-func checkCombinations(cfg options, lo logOptions) error {
+func checkCombinations(cfg options, lo processOptions) error {
 	given := lo.given
 	pictures := cfg.PNGDir != "" || cfg.SVGDir != "" || cfg.SheetPath != ""
 	outputs := cfg.Solutions != "" || pictures
@@ -451,7 +452,7 @@ func embeddedClient(ac auth.Config) auth.Config {
 }
 
 // newLogger builds the process's one hclog logger on stderr.
-func newLogger(lo logOptions, stderr io.Writer) hclog.Logger {
+func newLogger(lo processOptions, stderr io.Writer) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{
 		Name:       "coordinator",
 		Level:      hclog.LevelFromString(lo.level),

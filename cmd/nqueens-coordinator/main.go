@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "export" {
 		return exportMain(args[1:], stdout, stderr)
 	}
-	opts, logOpts, err := parseFlags(args, stdout, stderr)
+	opts, procOpts, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
 		return 0
 	}
@@ -64,26 +64,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "coordinator: %v\n", err)
 		return 2
 	}
-	if logOpts.trace.path != "" || logOpts.trace.capped() {
-		return runTrace(opts.N, logOpts.trace, stdout, stderr)
+	if procOpts.trace.path != "" || procOpts.trace.capped() {
+		return runTrace(opts.N, procOpts.trace, stdout, stderr)
 	}
 	var notice string
-	if logOpts.resume {
-		if notice, err = resumeFrom(&opts, logOpts); err != nil {
+	if procOpts.resume {
+		if notice, err = resumeFrom(&opts, procOpts); err != nil {
 			fmt.Fprintf(stderr, "coordinator: %v\n", err)
 			return 2
 		}
 	}
 	opts.Stdout, opts.Stderr = stdout, stderr
 	prog := status.NewProgress(stderr, progressMode(opts, stderr), opts.ProgressInterval)
-	log := newLogger(logOpts, prog.Writer()) // log lines print above the bar
+	log := newLogger(procOpts, prog.Writer()) // log lines print above the bar
 	if notice != "" {
 		log.Warn(notice)
 	}
 	if opts.First {
 		_, err = runFirst(ctx, opts, log)
 	} else {
-		err = runJob(ctx, opts, logOpts, prog, log)
+		err = runJob(ctx, opts, procOpts, prog, log)
 	}
 	switch {
 	case err == nil:
@@ -121,13 +121,13 @@ const statusLinger = 3 * time.Second
 
 // runJob runs a count or a listing on the cluster, with its journal, its
 // status server, progress and summary.
-func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.Progress, log hclog.Logger) error {
+func runJob(ctx context.Context, opts options, procOpts processOptions, prog *status.Progress, log hclog.Logger) error {
 	reg := status.NewRegistry()
 	opts.ServerOptions = append(status.GRPCServerOptions(reg), opts.ServerOptions...)
 	var state *journal.Journal
 	var commits atomic.Pointer[durableJournal]
-	if logOpts.state != "" {
-		opts.OpenJournal = counting(stateOpener(logOpts.state, logOpts.resume, log, status.JournalSyncObserver(reg), &state), &state, &commits)
+	if procOpts.state != "" {
+		opts.OpenJournal = counting(stateOpener(procOpts.state, procOpts.resume, log, status.JournalSyncObserver(reg), &state), &state, &commits)
 	}
 	defer func() {
 		if state != nil {
@@ -145,10 +145,10 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 		return err
 	}
 	var src status.Source = job
-	if logOpts.state != "" {
+	if procOpts.state != "" {
 		src = journaledJob{job, &commits} // the displays say what is on disk
 	}
-	stopHTTP, err := serveStatus(src, logOpts, reg, log)
+	stopHTTP, err := serveStatus(src, procOpts, reg, log)
 	if err != nil {
 		job.Close()
 		if opts.Sink != nil {
@@ -178,7 +178,7 @@ func runJob(ctx context.Context, opts options, logOpts logOptions, prog *status.
 
 // serveStatus starts the status server of --http, if asked for; the
 // returned stop ends it, after statusLinger when linger is set.
-func serveStatus(job status.Source, lo logOptions, reg *prometheus.Registry, log hclog.Logger) (stop func(linger bool), err error) {
+func serveStatus(job status.Source, lo processOptions, reg *prometheus.Registry, log hclog.Logger) (stop func(linger bool), err error) {
 	if lo.http == "" {
 		return func(bool) {}, nil
 	}

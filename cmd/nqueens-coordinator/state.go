@@ -131,7 +131,7 @@ func inUse(path string) error {
 // journal leaves, and which journal.Create takes over), means a fresh start.
 // Anything else, even a corrupt or foreign journal, is resumed, so that
 // resumeFrom refuses it with one line rather than a new job replacing it.
-func resolveResume(lo *logOptions) error {
+func resolveResume(lo *processOptions) error {
 	lo.resume = lo.resumeMode == resumeOn
 	if err := regularState(lo.state); err != nil {
 		return err
@@ -189,7 +189,7 @@ func kindOfFile(m fs.FileMode) string {
 // Under --resume=auto (a container restarted by its runtime) the journal's
 // N and depth win over contradicting flags instead: refusing would exit 2
 // on every restart, a loop; the returned notice says what was kept.
-func resumeFrom(cfg *options, lo logOptions) (notice string, err error) {
+func resumeFrom(cfg *options, lo processOptions) (notice string, err error) {
 	path := lo.state
 	s, err := journal.ReadSettings(path)
 	switch {

@@ -107,7 +107,7 @@ func (s *Scheduler) leavesOf(idx int, r *taskRec) int {
 // childCommittedLocked tells task idx's open parent, if any, that idx was
 // committed, and collapses what that completes, up the tree.
 func (s *Scheduler) childCommittedLocked(idx int) {
-	for idx >= s.sp.base {
+	for idx >= s.sp.planTasks {
 		p := int(s.store.at(idx).parent)
 		o := s.open[p]
 		o.pending--
@@ -122,7 +122,7 @@ func (s *Scheduler) childCommittedLocked(idx int) {
 // childReopenedLocked tells task idx's open parent, if any, that idx is
 // no longer committed.
 func (s *Scheduler) childReopenedLocked(idx int) {
-	if idx < s.sp.base {
+	if idx < s.sp.planTasks {
 		return
 	}
 	p := int(s.store.at(idx).parent)
@@ -134,7 +134,7 @@ func (s *Scheduler) childReopenedLocked(idx int) {
 // collapseUpLocked collapses task idx's parent if nothing but idx's
 // verification held it, and on up the tree.
 func (s *Scheduler) collapseUpLocked(idx int) {
-	if idx < s.sp.base || s.opt.Want {
+	if idx < s.sp.planTasks || s.opt.Want {
 		return
 	}
 	p := int(s.store.at(idx).parent)
@@ -198,7 +198,7 @@ func (s *Scheduler) reopenLocked(p int, why string) {
 		s.childReopenedLocked(p)
 	}
 	s.dropSubtreeLocked(p)
-	s.retryPushLocked(p)
+	s.requeueLocked(p)
 	s.reopened++
 	s.log.Debug("task reopened", "task", p, "why", why)
 }
@@ -285,7 +285,7 @@ func (s *Scheduler) restoreReopenLocked(p int) error {
 	}
 	s.dropSubtreeLocked(p)
 	if !r.is(taskQueued) {
-		s.retryPushLocked(p)
+		s.requeueLocked(p)
 	}
 	return nil
 }

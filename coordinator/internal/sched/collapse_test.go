@@ -23,7 +23,7 @@ func checkCollapsed(t *testing.T, h *schedHarness) {
 	t.Helper()
 	h.s.mu.Lock()
 	defer h.s.mu.Unlock()
-	base := h.s.sp.base
+	base := h.s.sp.planTasks
 	if h.s.collapses == 0 || h.s.store.live != base || len(h.s.open) != 0 {
 		t.Errorf("%d collapses, %d live tasks of %d made, %d open splits; want collapses, the plan's %d tasks live, none open",
 			h.s.collapses, h.s.store.live, h.s.store.len(), len(h.s.open), base)
@@ -52,7 +52,7 @@ func TestCollapseLateResults(t *testing.T) {
 		if v.Outcome != OutcomeDuplicate {
 			t.Errorf("late result of task %d: outcome %d (%s), want a duplicate", x.Task.Index, v.Outcome, v.Reason)
 		}
-		if x.Task.Index >= h.s.sp.base {
+		if x.Task.Index >= h.s.sp.planTasks {
 			late++
 		}
 	}
@@ -76,7 +76,7 @@ func TestCollapseWaitsForVerification(t *testing.T) {
 	for round := 0; round < 50 && !lied; round++ {
 		for _, x := range rl.fresh() {
 			r := Report{Task: x.Task, Lease: x.Lease, Counts: splitTruth(t, 10, x)}
-			if !lied && x.Task.Index >= h.s.sp.base && r.Counts.Total >= 2 {
+			if !lied && x.Task.Index >= h.s.sp.planTasks && r.Counts.Total >= 2 {
 				r.Counts.Total -= 2 // short: the sums never pass the board's
 				r.Counts.Unique = min(r.Counts.Unique, r.Counts.Total)
 				lied = true

@@ -125,8 +125,8 @@ func (s *Scheduler) taskInvariantsLocked(holder map[int]uint64) error {
 // taskInvariantLocked checks live task idx (record t).
 func (s *Scheduler) taskInvariantLocked(idx int, t *taskRec, holder map[int]uint64) error {
 	_, leased := holder[idx]
-	queued := t.is(taskQueued) || idx >= s.next && idx < s.sp.base
-	if idx >= s.sp.base {
+	queued := t.is(taskQueued) || idx >= s.next && idx < s.sp.planTasks
+	if idx >= s.sp.planTasks {
 		p := int(t.parent)
 		if _, ok := s.open[p]; !ok || s.store.at(p).is(taskGone) {
 			return fmt.Errorf("task %d lives, its parent %d is not an open split", idx, p)

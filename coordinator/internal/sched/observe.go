@@ -19,12 +19,12 @@ import (
 // unit; a split shares its task's weight among its children, so splitting
 // changes no estimate.
 type workEstimate struct {
-	starts []int       // the first plan task of each group, in order (solver.Plan.LeadingStarts)
-	store  *taskStore  // a split's child's group and units are in its record
-	base   int         // the plan's tasks, one unit each
-	groups []workGroup // by Prefix[0]
-	all    workGroup   // every committed task
-	done   float64     // nodes committed by this run
+	starts    []int       // the first plan task of each group, in order (solver.Plan.LeadingStarts)
+	store     *taskStore  // a split's child's group and units are in its record
+	planTasks int         // the plan's tasks, one unit each
+	groups    []workGroup // by Prefix[0]
+	all       workGroup   // every committed task
+	done      float64     // nodes committed by this run
 }
 
 type workGroup struct {
@@ -42,22 +42,22 @@ type workGroup struct {
 // group's tasks together, so a group is a range of indices and nothing is
 // kept per task of the plan.
 func newWorkEstimate(p solver.Plan, store *taskStore) workEstimate {
-	w := workEstimate{starts: p.LeadingStarts(), base: p.Len(), store: store}
+	w := workEstimate{starts: p.LeadingStarts(), planTasks: p.Len(), store: store}
 	w.groups = make([]workGroup, len(w.starts))
 	for g, first := range w.starts {
-		end := w.base
+		end := w.planTasks
 		if g+1 < len(w.starts) {
 			end = w.starts[g+1]
 		}
 		w.groups[g].units = float64(end - first)
 	}
-	w.all.units = float64(w.base)
+	w.all.units = float64(w.planTasks)
 	return w
 }
 
 // groupOf returns task idx's group.
 func (w *workEstimate) groupOf(idx int) *workGroup {
-	if idx >= w.base {
+	if idx >= w.planTasks {
 		return &w.groups[w.store.at(idx).group]
 	}
 	return &w.groups[sort.Search(len(w.starts), func(g int) bool { return w.starts[g] > idx })-1]
@@ -65,7 +65,7 @@ func (w *workEstimate) groupOf(idx int) *workGroup {
 
 // weightOf returns task idx's units.
 func (w *workEstimate) weightOf(idx int) float64 {
-	if idx >= w.base {
+	if idx >= w.planTasks {
 		return float64(w.store.at(idx).weight)
 	}
 	return 1
@@ -74,7 +74,7 @@ func (w *workEstimate) weightOf(idx int) float64 {
 // child returns the group and units of each of the k children of task
 // parent.
 func (w *workEstimate) child(parent, k int) (group uint8, units float32) {
-	if parent >= w.base {
+	if parent >= w.planTasks {
 		group = w.store.at(parent).group
 	} else {
 		group = uint8(sort.Search(len(w.starts), func(g int) bool { return w.starts[g] > parent }) - 1)
@@ -135,7 +135,7 @@ func (w *workEstimate) seconds(idx int, board float64) float64 {
 			return u * x.timedS / x.timedU
 		}
 	}
-	return u * board / float64(max(w.base, 1))
+	return u * board / float64(max(w.planTasks, 1))
 }
 
 // totals returns the work done by this run and the estimated work of the

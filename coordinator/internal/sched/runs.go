@@ -41,13 +41,13 @@ const runsPerSlot = 8
 // most one splitPerSlot-th of the queue per attached slot, so that the
 // last tasks of a job go out one by one to whoever is idle.
 func (s *Scheduler) runLocked(first int) int {
-	if !s.runsOK || first >= s.sp.base {
+	if !s.runsOK || first >= s.sp.planTasks {
 		return 1
 	}
 	limit := min(MaxRun, 1+s.queuedLocked()/(splitPerSlot*max(s.liveSlots, 1)))
 	left := runTarget.Seconds() - s.work.seconds(first, s.sp.board)
 	n := 1
-	for ; n < limit && first+n < s.sp.base; n++ {
+	for ; n < limit && first+n < s.sp.planTasks; n++ {
 		cost := s.work.seconds(first+n, s.sp.board)
 		if cost > left || !s.takeQueuedLocked(first+n) {
 			break
@@ -70,8 +70,8 @@ func (s *Scheduler) takeQueuedLocked(idx int) bool {
 	switch {
 	case idx == s.next:
 		s.next++
-	case s.retry.Len() > 0 && s.retry[0].idx == idx:
-		heap.Pop(&s.retry)
+	case s.requeued.Len() > 0 && s.requeued[0].idx == idx:
+		heap.Pop(&s.requeued)
 		t.set(taskQueued, false)
 	default:
 		return false
@@ -90,7 +90,7 @@ func (s *Scheduler) requeueRunLocked(l *lease, why cause) {
 	}
 	for idx := l.task; idx < l.task+l.run; idx++ {
 		if t := s.store.at(idx); !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) && !t.is(taskGone) {
-			s.retryPushLocked(idx)
+			s.requeueLocked(idx)
 		}
 	}
 }

@@ -261,7 +261,7 @@ type Scheduler struct {
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
 	committers    map[uint32]*Session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
-	retry         readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
+	requeued      readyHeap           // queued tasks other than the plan's fresh ones, largest first (split.go)
 	deep          []int               // children of the size rule's splits, served first, depth first (split.go)
 	next          int                 // the plan's next task never leased
 	sp            splitter            // the splits (split.go)
@@ -675,7 +675,7 @@ func (s *Scheduler) takeBackLocked(l *lease, why cause, reason string) {
 		}
 	}
 	if !t.is(taskCommitted) && !t.is(taskQueued) && !t.is(taskSplit) && !t.is(taskGone) {
-		s.retryPushLocked(l.task)
+		s.requeueLocked(l.task)
 	}
 }
 
@@ -699,12 +699,12 @@ func addDistinct(names []string, name string) []string {
 	return append(names, name)
 }
 
-// retryPushLocked queues a task at the front.
-func (s *Scheduler) retryPushLocked(idx int) {
-	if s.retry.Len() > 2*s.store.live+staleSlack {
-		s.pruneRetryLocked()
+// requeueLocked queues a task at the front.
+func (s *Scheduler) requeueLocked(idx int) {
+	if s.requeued.Len() > 2*s.store.live+staleSlack {
+		s.pruneRequeuedLocked()
 	}
-	heap.Push(&s.retry, readyItem{depth: s.depthLocked(idx), idx: idx})
+	heap.Push(&s.requeued, readyItem{depth: s.depthLocked(idx), idx: idx})
 	s.store.at(idx).set(taskQueued, true)
 }
 
@@ -712,23 +712,23 @@ func (s *Scheduler) retryPushLocked(idx int) {
 // the live tasks before its stale ones are dropped.
 const staleSlack = 1 << 12
 
-// pruneRetryLocked drops the ready heap's stale entries (tasks committed,
+// pruneRequeuedLocked drops the ready heap's stale entries (tasks committed,
 // split or gone since they were queued), which a replay leaves by the
 // million (every restored split queues its children, and most collapse
 // before any is leased): the heap then holds at most the live tasks, and
 // the cost is amortized over the pushes that made it grow.
-func (s *Scheduler) pruneRetryLocked() {
-	keep := s.retry[:0]
-	for _, it := range s.retry {
+func (s *Scheduler) pruneRequeuedLocked() {
+	keep := s.requeued[:0]
+	for _, it := range s.requeued {
 		if t := s.store.at(it.idx); t.is(taskQueued) && !t.is(taskCommitted) && !t.is(taskSplit) && !t.is(taskGone) {
 			keep = append(keep, it)
 		} else if !t.is(taskGone) {
 			t.set(taskQueued, false)
 		}
 	}
-	clear(s.retry[len(keep):])
-	s.retry = keep
-	heap.Init(&s.retry)
+	clear(s.requeued[len(keep):])
+	s.requeued = keep
+	heap.Init(&s.requeued)
 }
 
 // Heartbeat extends the leases a session still holds.

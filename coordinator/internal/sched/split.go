@@ -104,12 +104,12 @@ type JournalEntry struct {
 // splitter is the scheduler's record of the splits; guarded by
 // scheduler.mu.
 type splitter struct {
-	on      bool          // the plan's kind splits (pinned plans do not)
-	target  time.Duration // TaskTarget
-	base    int           // the plan's tasks
-	deepest int           // the longest prefix of any task
-	board   float64       // boardSeconds: the guess before measurements
-	max     int           // maxTasks: the live tasks at most
+	on        bool          // the plan's kind splits (pinned plans do not)
+	target    time.Duration // TaskTarget
+	planTasks int           // the plan's tasks: indices from here on were made by splits
+	deepest   int           // the longest prefix of any task
+	board     float64       // boardSeconds: the guess before measurements
+	max       int           // maxTasks: the live tasks at most
 	// minUnits, when MinTasks is set, is the largest share of the work
 	// (workEstimate units) a task may have: the plan's units over
 	// MinTasks, so that splitting makes at least MinTasks tasks.
@@ -119,7 +119,7 @@ type splitter struct {
 // newSplitter returns the splitter of opt's plan.
 func newSplitter(opt Options) splitter {
 	sp := splitter{on: opt.Plan.Kind != solver.KindPinned && !opt.NoSplit, target: opt.TaskTarget,
-		base: opt.Plan.Len(), deepest: opt.Plan.Depth, board: boardSeconds(opt.Plan.N), max: maxTasks}
+		planTasks: opt.Plan.Len(), deepest: opt.Plan.Depth, board: boardSeconds(opt.Plan.N), max: maxTasks}
 	if sp.target <= 0 {
 		sp.target = DefaultTaskTarget
 	}
@@ -130,7 +130,7 @@ func newSplitter(opt Options) splitter {
 		sp.board = opt.testBoardSeconds
 	}
 	if opt.MinTasks > 0 && sp.on {
-		sp.minUnits = float64(sp.base) / float64(opt.MinTasks)
+		sp.minUnits = float64(sp.planTasks) / float64(opt.MinTasks)
 	}
 	return sp
 }
@@ -138,12 +138,12 @@ func newSplitter(opt Options) splitter {
 // prefixLocked returns task idx's prefix, which the caller must not
 // modify (the plan's own for a task of a plan that holds its prefixes).
 func (s *Scheduler) prefixLocked(idx int) []int {
-	if idx < s.sp.base {
+	if idx < s.sp.planTasks {
 		return s.plan.Prefix(idx)
 	}
 	var rev [solver.MaxN + 1]int
 	n := 0
-	for idx >= s.sp.base {
+	for idx >= s.sp.planTasks {
 		c := s.store.at(idx)
 		rev[n] = int(c.value)
 		n++
@@ -202,7 +202,7 @@ func (s *Scheduler) applySplitLocked(sp Split, kids [][]int, deep bool) {
 	for _, k := range kids {
 		i := s.store.add(taskRec{parent: int64(sp.Parent), value: uint8(k[depth-1]), depth: uint8(depth), group: group, weight: weight})
 		if !deep {
-			s.retryPushLocked(i)
+			s.requeueLocked(i)
 		}
 	}
 	if deep {
@@ -239,7 +239,7 @@ func (s *Scheduler) RestoreSplit(sp Split) error {
 // depthLocked returns the length of task idx's prefix as the ready heap
 // orders it: the plan's depth for a task of the plan.
 func (s *Scheduler) depthLocked(idx int) uint8 {
-	if idx < s.sp.base {
+	if idx < s.sp.planTasks {
 		return uint8(s.plan.Depth)
 	}
 	return s.store.at(idx).depth
@@ -251,12 +251,14 @@ func (s *Scheduler) leavesLocked() int { return s.leaves }
 
 // queuedLocked is the number of tasks waiting for a lease (about: the
 // ready heap may still hold tasks committed by a late result).
-func (s *Scheduler) queuedLocked() int { return s.retry.Len() + len(s.deep) + s.sp.base - s.next }
+func (s *Scheduler) queuedLocked() int {
+	return s.requeued.Len() + len(s.deep) + s.sp.planTasks - s.next
+}
 
 // waitingLocked reports whether any task may be queued: the ready heap,
 // the deep stack or the plan's fresh tasks hold one (or a stale entry).
 func (s *Scheduler) waitingLocked() bool {
-	return s.retry.Len() > 0 || len(s.deep) > 0 || s.next < s.sp.base
+	return s.requeued.Len() > 0 || len(s.deep) > 0 || s.next < s.sp.planTasks
 }
 
 // fillLocked applies the queue rule: while fewer than splitPerSlot tasks
@@ -277,25 +279,25 @@ func (s *Scheduler) fillLocked() {
 // largestQueuedLocked returns the queued task to serve first, and whether
 // it is the ready heap's top (or else the plan's next fresh task).
 func (s *Scheduler) largestQueuedLocked() (idx int, top, ok bool) {
-	for s.retry.Len() > 0 {
-		it := s.retry[0]
+	for s.requeued.Len() > 0 {
+		it := s.requeued[0]
 		if t := s.store.at(it.idx); t.is(taskCommitted) || s.holder[it.idx] != nil || t.is(taskSplit) || t.is(taskGone) {
-			heap.Pop(&s.retry)
+			heap.Pop(&s.requeued)
 			t.set(taskQueued, false)
 			continue
 		}
-		if int(it.depth) <= s.plan.Depth || s.next >= s.sp.base {
+		if int(it.depth) <= s.plan.Depth || s.next >= s.sp.planTasks {
 			return it.idx, true, true
 		}
 		break
 	}
-	for s.next < s.sp.base {
+	for s.next < s.sp.planTasks {
 		if t := s.store.at(s.next); !t.is(taskCommitted) && s.holder[s.next] == nil && !t.is(taskSplit) {
 			return s.next, false, true
 		}
 		s.next++
 	}
-	if s.retry.Len() > 0 { // deeper tasks, behind the plan's fresh ones
+	if s.requeued.Len() > 0 { // deeper tasks, behind the plan's fresh ones
 		return s.largestQueuedLocked()
 	}
 	return 0, false, false
@@ -323,7 +325,7 @@ func (s *Scheduler) popLocked() (int, bool) {
 // task of the plan's depth, then the deep stack's top, then the plan's
 // next fresh task, then the ready heap's deeper tasks.
 func (s *Scheduler) nextQueuedLocked() (int, bool) {
-	if s.retry.Len() == 0 || int(s.retry[0].depth) > s.plan.Depth {
+	if s.requeued.Len() == 0 || int(s.requeued[0].depth) > s.plan.Depth {
 		for len(s.deep) > 0 {
 			idx := s.deep[len(s.deep)-1]
 			s.deep = s.deep[:len(s.deep)-1]
@@ -339,7 +341,7 @@ func (s *Scheduler) nextQueuedLocked() (int, bool) {
 		return 0, false
 	}
 	if top {
-		heap.Pop(&s.retry)
+		heap.Pop(&s.requeued)
 		s.store.at(idx).set(taskQueued, false)
 	} else {
 		s.next++

@@ -256,7 +256,7 @@ func (s *Scheduler) uncommitAllLocked(sess *Session) {
 		s.uncommitLeafLocked(i, t)
 		s.childReopenedLocked(i)
 		if !t.is(taskQueued) && s.holder[i] == nil {
-			s.retryPushLocked(i)
+			s.requeueLocked(i)
 		}
 	}
 	for _, i := range reopen {
