@@ -37,7 +37,7 @@
 //
 // Listing solutions. A listing runs the counting plan: each task streams
 // the representative of every symmetry class it covers (solver.ListTask).
-// Each batch is validated (codec.go: valid placements, representatives
+// Each batch is validated (listing.Checker: valid placements, representatives
 // inside the task, in order) and spilled to a file of its own per attempt
 // (package listing's Spool); only the committed attempt's file is kept,
 // and package listing writes every solution in lexicographic order once

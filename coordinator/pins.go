@@ -73,21 +73,6 @@ func wireKind(pins []uint32, join bool) nqueenspb.TaskKind {
 	return nqueenspb.TaskKind_TASK_KIND_COUNT
 }
 
-// solutionOrder checks that a solution belongs in a task's stream, after
-// the one before: a solver.ListChecker (class representatives) or a
-// solver.PinnedChecker (whole completions of pinned queens).
-type solutionOrder interface{ Check(cols []int) error }
-
-// newTaskChecker returns the batch checker of a task of plan with prefix:
-// class representatives inside the task for counting plans, whole
-// completions holding the pins and the prefix for a pinned one.
-func newTaskChecker(p solver.Plan, prefix []int) *batchChecker {
-	if p.Kind != solver.KindPinned {
-		return newBatchChecker(p.N, prefix)
-	}
-	return &batchChecker{n: p.N, list: solver.NewPinnedChecker(p.N, p.Pins, prefix), whole: true, scratch: make([]int, p.N)}
-}
-
 // setPins fills the pinned fields of a summary of plan p.
 func (s *Summary) setPins(p solver.Plan) {
 	if p.Kind != solver.KindPinned {

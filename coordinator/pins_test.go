@@ -248,35 +248,3 @@ func TestPinnedWire(t *testing.T) {
 		t.Errorf("listing %q, want %q", got, want)
 	}
 }
-
-// TestPinnedBatchChecker: a pinned task's checker counts whole solutions
-// once each and refuses one without the pin, outside the prefix or out of
-// order.
-func TestPinnedBatchChecker(t *testing.T) {
-	pins, _ := solver.ParsePins(8, "1:1")
-	plan, err := solver.NewPinnedPlan(8, 1, pins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := slices.IndexFunc(plan.Tasks, func(task solver.Task) bool { return slices.Equal(task.Prefix, []int{0, 6}) })
-	b := newTaskChecker(plan, plan.Tasks[idx].Prefix)
-	two := packed.Append(packed.Append(nil, []int{0, 6, 3, 5, 7, 1, 4, 2}), []int{0, 6, 4, 7, 1, 3, 5, 2})
-	if err := b.check(0, 2, two, nil); err != nil || b.streamed != (solver.Counts{Total: 2}) {
-		t.Fatalf("check of the 2 completions of 1 7: %v, streamed %+v", err, b.streamed)
-	}
-	for _, tc := range []struct {
-		sol  []int
-		want string
-	}{
-		{[]int{0, 6, 4, 7, 1, 3, 5, 2}, "not after"},
-		{[]int{0, 4, 7, 5, 2, 6, 1, 3}, "outside the task"},
-		{[]int{1, 3, 5, 7, 2, 0, 6, 4}, "(1,1) is pinned"},
-		{[]int{0, 6, 4, 7, 1, 3, 2, 5}, "attacked"},
-	} {
-		b := newTaskChecker(plan, plan.Tasks[idx].Prefix)
-		b.check(0, 1, packed.Append(nil, []int{0, 6, 4, 7, 1, 3, 5, 2}), nil)
-		if err := b.check(1, 1, packed.Append(nil, tc.sol), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("check(%v) = %v, want %q", tc.sol, err, tc.want)
-		}
-	}
-}

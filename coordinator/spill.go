@@ -18,7 +18,7 @@ import (
 // to. It belongs to the session's Work handler; the spill's own lock lets a
 // Cancel end it from the scheduler (outbox.cancelled).
 type attempt struct {
-	check *batchChecker
+	check *listing.Checker
 	spill *listing.Attempt
 }
 
@@ -51,10 +51,10 @@ func (ws *workSession) batch(b *nqueenspb.SolutionBatch) error {
 	id := b.GetLeaseId()
 	a := ws.attempts[id]
 	if a == nil {
-		a = &attempt{check: newTaskChecker(ws.v.edge.plan, prefix)}
+		a = &attempt{check: listing.NewChecker(ws.v.edge.plan, prefix)}
 		ws.attempts[id] = a
 	}
-	if err := a.check.check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil); err != nil {
+	if err := a.check.Check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil); err != nil {
 		ws.sess.Warn("invalid solution batch rejected", "task", task, "lease_id", id, "error", err)
 		a.discard()
 		delete(ws.attempts, id)
@@ -96,7 +96,7 @@ func (ws *workSession) takeSpill(rep *sched.Report) {
 	path, err := a.spill.Close()
 	switch {
 	case err == nil:
-		rep.Spill, rep.Streamed = path, a.check.streamed
+		rep.Spill, rep.Streamed = path, a.check.Streamed()
 	case !errors.Is(err, listing.ErrEnded):
 		ws.sched().Fail(fmt.Errorf("spill solutions: %w", err))
 	}

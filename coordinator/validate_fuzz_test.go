@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
+	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -107,7 +108,7 @@ func FuzzValidateRequest(f *testing.F) {
 				t.Fatalf("accepted batch %v for n=%d want=%v", b, n, want)
 			}
 			if n <= solver.MaxN {
-				newBatchChecker(n, nil).check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil)
+				listing.NewChecker(solver.Plan{N: n}, nil).Check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil)
 			}
 		case *nqueenspb.WorkRequest_Result:
 			if rc := len(x.Result.GetRunCounts()); x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > maxFailureBytes || rc%3 != 0 || rc > 3*sched.MaxRun {

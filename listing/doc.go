@@ -2,7 +2,9 @@
 // that workers stream for each task to every solution, written to a Sink
 // in lexicographic order (the sequential backtracker's order whatever the
 // number of workers), with memory bounded. It knows nothing of gRPC: the
-// coordinator validates what a worker sends and hands it over.
+// coordinator takes what a worker sends off the wire, checks each batch
+// with a Checker (valid placements of the task, in the search's order) and
+// hands it over.
 //
 //	p, err := listing.New(listing.Options{Dir: dir, N: 10, Tasks: len(plan.Tasks), Sink: sink})
 //	go func() { errc <- p.Run(ctx) }() // sorts tasks in as they come, then writes

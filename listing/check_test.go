@@ -1,8 +1,9 @@
-package coordinator
+package listing
 
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nqueens/nqueens/internal/packed"
@@ -21,7 +22,7 @@ func pack(n int, prefix []int) (packed []byte, c solver.Counts) {
 	return packed, c
 }
 
-func TestBatchCheckerAcceptsSolver(t *testing.T) {
+func TestCheckerAcceptsSolver(t *testing.T) {
 	for _, tc := range []struct {
 		n      int
 		prefix []int
@@ -42,17 +43,17 @@ func TestBatchCheckerAcceptsSolver(t *testing.T) {
 		if count == 0 {
 			t.Fatalf("n=%d prefix %v: no representatives", tc.n, tc.prefix)
 		}
-		b := newBatchChecker(tc.n, tc.prefix)
+		b := NewChecker(solver.Plan{N: tc.n}, tc.prefix)
 		// Two batches: the first half, then the rest.
 		half := count / 2
 		seq := uint32(0)
 		if half > 0 {
-			if err := b.check(0, half, packed[:int(half)*tc.n], nil); err != nil {
+			if err := b.Check(0, half, packed[:int(half)*tc.n], nil); err != nil {
 				t.Fatalf("n=%d prefix %v: first batch: %v", tc.n, tc.prefix, err)
 			}
 			seq = 1
 		}
-		if err := b.check(seq, count-half, packed[int(half)*tc.n:], nil); err != nil {
+		if err := b.Check(seq, count-half, packed[int(half)*tc.n:], nil); err != nil {
 			t.Fatalf("n=%d prefix %v: second batch: %v", tc.n, tc.prefix, err)
 		}
 		if b.streamed.Unique != c.Unique || b.streamed.Total != c.Total {
@@ -61,7 +62,7 @@ func TestBatchCheckerAcceptsSolver(t *testing.T) {
 	}
 }
 
-func TestBatchCheckerRejects(t *testing.T) {
+func TestCheckerRejects(t *testing.T) {
 	reps, _ := pack(8, nil)
 	first, second := reps[:8], reps[8:16]
 	// An image of a representative is a solution, but not the one the
@@ -85,9 +86,9 @@ func TestBatchCheckerRejects(t *testing.T) {
 		{"empty", nil, 0, 0, nil},
 		{"short", nil, 0, 2, first},
 	} {
-		b := newBatchChecker(8, tc.prefix)
-		if err := b.check(tc.seq, tc.count, tc.packed, nil); !errors.Is(err, errBatch) {
-			t.Errorf("%s: check = %v, want an errBatch error", tc.name, err)
+		b := NewChecker(solver.Plan{N: 8}, tc.prefix)
+		if err := b.Check(tc.seq, tc.count, tc.packed, nil); !errors.Is(err, ErrBatch) {
+			t.Errorf("%s: check = %v, want an ErrBatch error", tc.name, err)
 		}
 		if b.seq != 0 {
 			t.Errorf("%s: a rejected batch moved the checker to seq %d", tc.name, b.seq)
@@ -118,10 +119,10 @@ func packCols(cols []int) []byte {
 	return b
 }
 
-// FuzzBatchChecker feeds garbage to the batch decoder: it must never panic,
+// FuzzChecker feeds garbage to the batch decoder: it must never panic,
 // and every solution it accepts must pass solver.Verify and
 // solver.ListChecker, and the counts must add up.
-func FuzzBatchChecker(f *testing.F) {
+func FuzzChecker(f *testing.F) {
 	reps, c := pack(6, nil)
 	f.Add(uint8(6), []byte{}, uint32(0), uint32(c.Unique), reps)
 	reps, c = pack(8, []int{1})
@@ -137,11 +138,11 @@ func FuzzBatchChecker(f *testing.F) {
 			}
 			prefix = append(prefix, int(c)%n)
 		}
-		b := newBatchChecker(n, prefix)
+		b := NewChecker(solver.Plan{N: n}, prefix)
 		check := solver.NewListChecker(n, prefix)
 		cols := make([]int, n)
 		var total uint64
-		err := b.check(seq, count, sols, func(sol []byte) error {
+		err := b.Check(seq, count, sols, func(sol []byte) error {
 			packed.Unpack(cols, sol)
 			if err := solver.Verify(n, cols); err != nil {
 				t.Fatalf("accepted an invalid solution %v: %v", sol, err)
@@ -156,4 +157,36 @@ func FuzzBatchChecker(f *testing.F) {
 			t.Fatalf("accepted %d classes of %d, count says %d, classes hold %d", b.streamed.Unique, b.streamed.Total, count, total)
 		}
 	})
+}
+
+// TestCheckerPinned: a pinned task's checker counts whole solutions
+// once each and refuses one without the pin, outside the prefix or out of
+// order.
+func TestCheckerPinned(t *testing.T) {
+	pins, _ := solver.ParsePins(8, "1:1")
+	plan, err := solver.NewPinnedPlan(8, 1, pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := slices.IndexFunc(plan.Tasks, func(task solver.Task) bool { return slices.Equal(task.Prefix, []int{0, 6}) })
+	b := NewChecker(plan, plan.Tasks[idx].Prefix)
+	two := packed.Append(packed.Append(nil, []int{0, 6, 3, 5, 7, 1, 4, 2}), []int{0, 6, 4, 7, 1, 3, 5, 2})
+	if err := b.Check(0, 2, two, nil); err != nil || b.Streamed() != (solver.Counts{Total: 2}) {
+		t.Fatalf("check of the 2 completions of 1 7: %v, streamed %+v", err, b.Streamed())
+	}
+	for _, tc := range []struct {
+		sol  []int
+		want string
+	}{
+		{[]int{0, 6, 4, 7, 1, 3, 5, 2}, "not after"},
+		{[]int{0, 4, 7, 5, 2, 6, 1, 3}, "outside the task"},
+		{[]int{1, 3, 5, 7, 2, 0, 6, 4}, "(1,1) is pinned"},
+		{[]int{0, 6, 4, 7, 1, 3, 2, 5}, "attacked"},
+	} {
+		b := NewChecker(plan, plan.Tasks[idx].Prefix)
+		b.Check(0, 1, packed.Append(nil, []int{0, 6, 4, 7, 1, 3, 5, 2}), nil)
+		if err := b.Check(1, 1, packed.Append(nil, tc.sol), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("check(%v) = %v, want %q", tc.sol, err, tc.want)
+		}
+	}
 }
