@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
+	"github.com/nqueens/nqueens/coordinator/internal/wire"
 	"github.com/nqueens/nqueens/internal/connguard"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -31,6 +32,24 @@ const (
 	// DefaultListen binds loopback on an ephemeral port: enough for the
 	// embedded workers; remote workers need --listen 0.0.0.0:PORT or similar.
 	DefaultListen = "127.0.0.1:0"
+	// DefaultMessageRate is the Work messages one worker may send per
+	// second beyond three per task it is given (wire.DefaultMessageRate).
+	DefaultMessageRate = wire.DefaultMessageRate
+)
+
+// Bounds on the workers and connections a job holds.
+const (
+	// maxSessions bounds the joined workers (sched.DefaultMaxSessions):
+	// a Join beyond it is refused with ResourceExhausted, which workers
+	// retry with back-off.
+	maxSessions = sched.DefaultMaxSessions
+	// maxConnections bounds the open TCP connections: every joined worker
+	// (maxSessions) with room for health probes and Joins in flight, so a
+	// flood of connections cannot use up the coordinator's file
+	// descriptors and memory. A connection beyond it pushes out the oldest
+	// one that has not joined (listener.go), so idle connections cannot
+	// lock workers out either.
+	maxConnections = maxSessions + 256
 )
 
 // AutoDepth asks Run to choose the prefix depth (solver.AutoDepth).
@@ -122,7 +141,7 @@ type Config struct {
 	AsUnpublished bool
 
 	// MessageRate is how many Work messages one worker may send per second
-	// beyond three per task it is given (DefaultMessageRate; limits.go). A
+	// beyond three per task it is given (DefaultMessageRate). A
 	// worker that sends more is cut off with ResourceExhausted and its
 	// leases go back to the queue.
 	MessageRate float64
@@ -225,8 +244,8 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	if c.Workers < 0 || c.Workers > maxSlots {
-		return fieldErr("Workers", "%d out of range 0..%d", c.Workers, maxSlots)
+	if c.Workers < 0 || c.Workers > wire.MaxSlots {
+		return fieldErr("Workers", "%d out of range 0..%d", c.Workers, wire.MaxSlots)
 	}
 	for _, d := range []struct {
 		field string

@@ -21,11 +21,14 @@
 //     leases, commits, verification, splits and runs, under one lock. It
 //     imports neither gRPC nor the proto (a test checks), is unit-tested
 //     alone, and reaches workers through the Mailbox the wire gives it.
-//   - server.go, outbox.go, spill.go, limits.go: the wire. The gRPC
-//     service turns WorkRequests into scheduler calls and the scheduler's
-//     mailbox messages into WorkResponses (batched for workers that read
-//     batches), checks every message against the limits, and spills a
-//     listing's batches into the listing package's spools.
+//   - server.go, outbox.go, spill.go: the gRPC edge. The service turns
+//     WorkRequests into scheduler calls and the scheduler's mailbox
+//     messages into WorkResponses (batched for workers that read
+//     batches), and spills a listing's batches, checked by
+//     listing.Checker, into the listing package's spools.
+//   - internal/wire: what is accepted from the network before anything
+//     reaches the scheduler: every message's bounds, the server's caps
+//     and each worker's message rate.
 //   - Connections before anyone has joined are package connguard's:
 //     handshake timeout, idle pre-join connections closed, a cap per
 //     address (config.go's connLimits sets its bounds for the job).
@@ -55,7 +58,7 @@
 // sample of committed tasks on other workers and quarantines workers
 // caught lying (verify.go).
 //
-// Bounds (limits.go, outbox.go, warn.go, internal/connguard): everything a peer
+// Bounds (internal/wire, outbox.go, warn.go, internal/connguard): everything a peer
 // can make the coordinator hold has a limit, named with its reason:
 // message sizes, streams per connection, joined workers (maxSessions),
 // credits, connections in all and per address before Join, the messages

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
+	"github.com/nqueens/nqueens/coordinator/internal/wire"
 	"github.com/nqueens/nqueens/journal"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -152,7 +153,7 @@ var unknownResult = &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Re
 
 // floodRate is the pace of the rejected-results floods: half the default
 // message rate, so the limiter never cuts the flooder off.
-const floodRate = DefaultMessageRate / 2
+const floodRate = wire.DefaultMessageRate / 2
 
 // floodRejected sends up to max unknown results at floodRate and returns how many
 // went out before Send failed (the coordinator ended the stream).

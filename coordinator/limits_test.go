@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
+	"github.com/nqueens/nqueens/coordinator/internal/wire"
 	"github.com/nqueens/nqueens/internal/connguard"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/render"
@@ -92,7 +93,7 @@ func TestFloodCutOff(t *testing.T) {
 
 // TestMalformedWork: each message no correct worker sends ends its session
 // with InvalidArgument (or ResourceExhausted for a message beyond
-// MaxRecvMsgSize) and a log line; the session's task goes back and the job
+// wire.MaxRecvMsgSize) and a log line; the session's task goes back and the job
 // still finishes exact.
 func TestMalformedWork(t *testing.T) {
 	checkLeaks(t)
@@ -100,8 +101,8 @@ func TestMalformedWork(t *testing.T) {
 	cfg.MaxAttempts = 10 // each refused session counts as a failed attempt of the first task
 	log, logs := bufLogger()
 	r := startJobLog(t, context.Background(), cfg, log)
-	tooMany := make([]uint64, maxLeaseIDs+1)
-	huge := make([]uint64, MaxRecvMsgSize/8+1) // > 4 MiB once encoded
+	tooMany := make([]uint64, wire.MaxLeaseIDs+1)
+	huge := make([]uint64, wire.MaxRecvMsgSize/8+1) // > 4 MiB once encoded
 	for i := range huge {
 		huge[i] = 1 << 62
 	}
@@ -115,7 +116,7 @@ func TestMalformedWork(t *testing.T) {
 			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{LeaseId: a.GetLeaseId(), Total: 1}}}
 		}, codes.InvalidArgument, "without a task id"},
 		{"failure text too long", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
-			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Failure: strings.Repeat("x", maxFailureBytes+1)}}}
+			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), Failure: strings.Repeat("x", wire.MaxFailureBytes+1)}}}
 		}, codes.InvalidArgument, "failure text"},
 		{"run counts for more than a run", func(a *nqueenspb.Assign) *nqueenspb.WorkRequest {
 			return &nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: &nqueenspb.Result{TaskId: a.GetTaskId(), LeaseId: a.GetLeaseId(), RunCounts: make([]uint64, 3*(sched.MaxRun+1))}}}
@@ -208,8 +209,8 @@ func TestJoinLimits(t *testing.T) {
 		req  *nqueenspb.JoinRequest
 		code codes.Code
 	}{
-		{&nqueenspb.JoinRequest{Slots: maxSlots + 1, SolverVersion: solver.Version}, codes.InvalidArgument},
-		{&nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version, Name: strings.Repeat("n", maxNameBytes+1)}, codes.InvalidArgument},
+		{&nqueenspb.JoinRequest{Slots: wire.MaxSlots + 1, SolverVersion: solver.Version}, codes.InvalidArgument},
+		{&nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version, Name: strings.Repeat("n", wire.MaxNameBytes+1)}, codes.InvalidArgument},
 		{&nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version + 1}, codes.FailedPrecondition},
 	} {
 		if _, err := client.Join(ctx, tc.req); status.Code(err) != tc.code {

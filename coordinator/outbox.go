@@ -6,15 +6,16 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
+	"github.com/nqueens/nqueens/coordinator/internal/wire"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 )
 
 // maxOutbox bounds the messages queued for one worker. A worker that reads
-// gets at most one Assign per credit (maxCredits), one Ack per Result and a
+// gets at most one Assign per credit (wire.MaxCredits), one Ack per Result and a
 // few Cancels and Drains, and its sender drains them as fast as the network
 // allows; a peer that stops reading while it keeps sending
 // would grow the queue without end, so past this bound its session ends.
-const maxOutbox = 2*maxCredits + 1024
+const maxOutbox = 2*wire.MaxCredits + 1024
 
 // outbox queues a session's messages for its single sender goroutine and
 // is the scheduler's mailbox: it turns the scheduler's plain Go messages
@@ -29,7 +30,7 @@ type outbox struct {
 
 	// limit is the worker's Work messages per second: the handler takes a
 	// token per message, and every Assign grants what its task needs.
-	limit *limiter
+	limit *wire.Limiter
 
 	mu       sync.Mutex
 	q        []*nqueenspb.WorkResponse
@@ -50,7 +51,7 @@ func (o *outbox) onCancel(f func(lease uint64)) {
 	o.mu.Unlock()
 }
 
-func newOutbox(n int, want, batches bool, pins []uint32, limit *limiter) *outbox {
+func newOutbox(n int, want, batches bool, pins []uint32, limit *wire.Limiter) *outbox {
 	return &outbox{n: uint32(n), want: want, batches: batches, pins: pins, limit: limit,
 		notify: make(chan struct{}, 1), full: make(chan struct{})}
 }
@@ -87,7 +88,7 @@ func (o *outbox) take() (msgs []*nqueenspb.WorkResponse, closed, overflow bool) 
 }
 
 func (o *outbox) Assign(a sched.Assignment) {
-	o.limit.grant(messagesPerLease)
+	o.limit.Grant(wire.MessagesPerLease)
 	prefix := make([]uint32, len(a.Prefix))
 	for i, c := range a.Prefix {
 		prefix[i] = uint32(c)

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
+	"github.com/nqueens/nqueens/coordinator/internal/wire"
 	"github.com/nqueens/nqueens/internal/connguard"
 	"github.com/nqueens/nqueens/internal/waitfor"
 	"github.com/nqueens/nqueens/listing"
@@ -355,8 +356,8 @@ func (j *Job) newServer() (*grpc.Server, *health.Server) {
 	srv := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.KeepaliveParams(serverKeepalive),
 		grpc.KeepaliveEnforcementPolicy(serverEnforce),
-		grpc.MaxRecvMsgSize(MaxRecvMsgSize),
-		grpc.MaxConcurrentStreams(maxConcurrentStreams),
+		grpc.MaxRecvMsgSize(wire.MaxRecvMsgSize),
+		grpc.MaxConcurrentStreams(wire.MaxConcurrentStreams),
 	}, j.cfg.ServerOptions...)...)
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)

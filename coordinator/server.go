@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/nqueens/nqueens/coordinator/internal/sched"
+	"github.com/nqueens/nqueens/coordinator/internal/wire"
 	"github.com/nqueens/nqueens/listing"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
 	"github.com/nqueens/nqueens/solver"
@@ -35,7 +36,7 @@ type service struct {
 	edge   edgeOptions
 	log    hclog.Logger
 	pub    *listing.Publisher // the listing (listings only): attempts spill into its spools
-	wire   wire               // what validateWork checks messages against
+	wire   wire.Job           // what wire.ValidateWork checks messages against
 	recent recentSolutions
 
 	mu       sync.Mutex
@@ -63,12 +64,12 @@ type edgeOptions struct {
 
 func newService(s *sched.Scheduler, e edgeOptions, log hclog.Logger, pub *listing.Publisher) *service {
 	return &service{sched: s, edge: e, log: log, pub: pub,
-		wire: wire{n: e.plan.N, want: pub != nil}, outboxes: make(map[*outbox]bool)}
+		wire: wire.Job{N: e.plan.N, Want: pub != nil}, outboxes: make(map[*outbox]bool)}
 }
 
 // Join registers a worker; see the proto for the contract.
 func (v *service) Join(ctx context.Context, req *nqueenspb.JoinRequest) (*nqueenspb.JoinResponse, error) {
-	if err := validateJoin(req); err != nil {
+	if err := wire.ValidateJoin(req); err != nil {
 		v.log.Warn("join refused", "peer", peerAddr(ctx), "error", status.Convert(err).Message())
 		return nil, err
 	}
@@ -120,13 +121,13 @@ func (v *service) Work(stream nqueenspb.CoordinatorService_WorkServer) error {
 		v.log.Warn("work stream refused", "peer", addr, "error", "first message is not Ready")
 		return status.Error(codes.InvalidArgument, "the first Work message must be Ready with the worker id")
 	}
-	if err := validateWork(v.wire, first); err != nil {
+	if err := wire.ValidateWork(v.wire, first); err != nil {
 		v.log.Warn("work stream refused", "peer", addr, "error", status.Convert(err).Message())
 		return err
 	}
 	var out *outbox
 	open := func(batches bool) sched.Mailbox {
-		out = newOutbox(v.edge.plan.N, v.pub != nil, batches, wirePins(v.edge.plan), newLimiter(v.edge.rate, v.edge.clock.Now()))
+		out = newOutbox(v.edge.plan.N, v.pub != nil, batches, wirePins(v.edge.plan), wire.NewLimiter(v.edge.rate, v.edge.clock.Now()))
 		out.join = v.edge.plan.Kind == solver.KindJoin
 		return out
 	}
@@ -296,11 +297,11 @@ func (ws *workSession) handle(msg *nqueenspb.WorkRequest) error {
 	s := ws.sched()
 	now := ws.v.edge.clock.Now()
 	ws.sess.Seen(now)
-	if !ws.out.limit.take(now) {
+	if !ws.out.limit.Take(now) {
 		ws.sess.Warn("worker sends too many messages; session ended, its tasks go back to the queue", "max_per_second", ws.v.edge.rate)
-		return floodError(ws.v.edge.rate)
+		return wire.FloodError(ws.v.edge.rate)
 	}
-	if err := validateWork(ws.v.wire, msg); err != nil {
+	if err := wire.ValidateWork(ws.v.wire, msg); err != nil {
 		ws.sess.Warn("malformed work message; session ended, its tasks go back to the queue", "error", status.Convert(err).Message())
 		return err
 	}
@@ -372,7 +373,7 @@ func (ws *workSession) results(rs []*nqueenspb.Result) {
 	}
 }
 
-// runCountsOf unpacks a run's Result.run_counts (validateResult checked
+// runCountsOf unpacks a run's Result.run_counts (wire.ValidateResult checked
 // that they come in threes).
 func runCountsOf(v []uint64) []solver.Counts {
 	if len(v) == 0 {

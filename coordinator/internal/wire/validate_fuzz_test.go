@@ -1,4 +1,4 @@
-package coordinator
+package wire
 
 import (
 	"testing"
@@ -28,7 +28,7 @@ func validateSeeds() []struct {
 		msg  proto.Message
 	}{
 		{true, &nqueenspb.JoinRequest{Name: "w1", Slots: 2, SolverVersion: solver.Version}},
-		{true, &nqueenspb.JoinRequest{Slots: maxSlots + 1, SolverVersion: solver.Version}},
+		{true, &nqueenspb.JoinRequest{Slots: MaxSlots + 1, SolverVersion: solver.Version}},
 		{true, &nqueenspb.JoinRequest{Slots: 1, SolverVersion: solver.Version + 1}},
 		{false, work(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Ready{Ready: &nqueenspb.Ready{WorkerId: "w1", Credits: 3}}})},
 		{false, work(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Heartbeat{Heartbeat: &nqueenspb.Heartbeat{LeaseIds: []uint64{1, 2}}}})},
@@ -44,9 +44,9 @@ func validateSeeds() []struct {
 }
 
 // FuzzValidateRequest feeds arbitrary bytes, decoded as the server's codec
-// would, to validateJoin and validateWork: they never panic, refuse with
+// would, to ValidateJoin and ValidateWork: they never panic, refuse with
 // InvalidArgument or FailedPrecondition only, and whatever they accept is
-// within every limit of limits.go (an accepted batch then goes through the
+// within every limit of this package (an accepted batch then goes through the
 // batch checker, which must not panic either).
 func FuzzValidateRequest(f *testing.F) {
 	for _, s := range validateSeeds() {
@@ -63,16 +63,16 @@ func FuzzValidateRequest(f *testing.F) {
 			if proto.Unmarshal(data, &req) != nil {
 				return // the gRPC codec refuses it before any handler runs
 			}
-			err := validateJoin(&req)
+			err := ValidateJoin(&req)
 			if err != nil {
 				if c := status.Code(err); c != codes.InvalidArgument && c != codes.FailedPrecondition {
-					t.Fatalf("validateJoin refused with %v, want InvalidArgument or FailedPrecondition", err)
+					t.Fatalf("ValidateJoin refused with %v, want InvalidArgument or FailedPrecondition", err)
 				}
 				return
 			}
-			if req.GetSolverVersion() != solver.Version || req.GetSlots() < 1 || req.GetSlots() > maxSlots ||
-				len(req.GetName()) > maxNameBytes || !utf8.ValidString(req.GetName()) {
-				t.Fatalf("validateJoin accepted %v", &req)
+			if req.GetSolverVersion() != solver.Version || req.GetSlots() < 1 || req.GetSlots() > MaxSlots ||
+				len(req.GetName()) > MaxNameBytes || !utf8.ValidString(req.GetName()) {
+				t.Fatalf("ValidateJoin accepted %v", &req)
 			}
 			return
 		}
@@ -80,30 +80,30 @@ func FuzzValidateRequest(f *testing.F) {
 		if proto.Unmarshal(data, &m) != nil {
 			return
 		}
-		w := wire{n: n, want: want}
-		err := validateWork(w, &m)
+		w := Job{N: n, Want: want}
+		err := ValidateWork(w, &m)
 		if err != nil {
 			if c := status.Code(err); c != codes.InvalidArgument {
-				t.Fatalf("validateWork refused with %v, want InvalidArgument", err)
+				t.Fatalf("ValidateWork refused with %v, want InvalidArgument", err)
 			}
 			return
 		}
 		switch x := m.GetMsg().(type) {
 		case *nqueenspb.WorkRequest_Ready:
-			if len(x.Ready.GetWorkerId()) > maxWorkerIDBytes {
+			if len(x.Ready.GetWorkerId()) > MaxWorkerIDBytes {
 				t.Fatalf("accepted a worker id of %d bytes", len(x.Ready.GetWorkerId()))
 			}
 		case *nqueenspb.WorkRequest_Heartbeat:
-			if len(x.Heartbeat.GetLeaseIds()) > maxLeaseIDs {
+			if len(x.Heartbeat.GetLeaseIds()) > MaxLeaseIDs {
 				t.Fatalf("accepted a heartbeat of %d ids", len(x.Heartbeat.GetLeaseIds()))
 			}
 		case *nqueenspb.WorkRequest_Release:
-			if len(x.Release.GetLeaseIds()) > maxLeaseIDs {
+			if len(x.Release.GetLeaseIds()) > MaxLeaseIDs {
 				t.Fatalf("accepted a release of %d ids", len(x.Release.GetLeaseIds()))
 			}
 		case *nqueenspb.WorkRequest_SolutionBatch:
 			b := x.SolutionBatch
-			if !want || b.GetTaskId() == nil || b.GetCount() == 0 || len(b.GetPacked()) > maxBatchBytes ||
+			if !want || b.GetTaskId() == nil || b.GetCount() == 0 || len(b.GetPacked()) > MaxBatchBytes ||
 				n < 1 || len(b.GetPacked())%n != 0 || uint64(len(b.GetPacked())/n) != uint64(b.GetCount()) {
 				t.Fatalf("accepted batch %v for n=%d want=%v", b, n, want)
 			}
@@ -111,7 +111,7 @@ func FuzzValidateRequest(f *testing.F) {
 				listing.NewChecker(solver.Plan{N: n}, nil).Check(b.GetSeq(), b.GetCount(), b.GetPacked(), nil)
 			}
 		case *nqueenspb.WorkRequest_Result:
-			if rc := len(x.Result.GetRunCounts()); x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > maxFailureBytes || rc%3 != 0 || rc > 3*sched.MaxRun {
+			if rc := len(x.Result.GetRunCounts()); x.Result.GetTaskId() == nil || len(x.Result.GetFailure()) > MaxFailureBytes || rc%3 != 0 || rc > 3*sched.MaxRun {
 				t.Fatalf("accepted result %v", x.Result)
 			}
 		}
