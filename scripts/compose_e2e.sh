@@ -435,7 +435,15 @@ intruder=$(docker run -d --network "$network" --label "com.docker.compose.projec
 # --- Failures, at once, while the coordinator is still counting (names and
 # logs come after: every docker call takes a moment).
 running "$coord" || fail "the count finished before a worker could be killed: make it longer (a larger E2E_N with its E2E_WANT, or a larger E2E_DEPTH)"
-attached "${killed:0:12}" || fail "worker $killed is not attached to the coordinator (/api/status) before its kill"
+# Its session may still be joining after the restarts above, and on a busy
+# machine one status request can take seconds: wait for the event, not a
+# single answer.
+deadline=$((SECONDS + 60))
+until attached "${killed:0:12}"; do
+	running "$coord" || fail "the count finished before a worker could be killed: make it longer"
+	[ "$SECONDS" -lt "$deadline" ] || fail "worker $killed is not attached to the coordinator (/api/status) 60s after the workers rejoined"
+	sleep 0.2
+done
 docker kill "$killed" >/dev/null
 t_kill=$SECONDS
 running "$coord" || fail "the count finished before a worker could be cut off: make it longer"
