@@ -37,7 +37,33 @@
 // (compact.go): rewritten aside as run records, read back, checked and
 // renamed over the original (Replay.Compacted).
 //
+// The path production takes (cmd/nqueens-coordinator's state.go, then
+// coordinator.New and the scheduler):
+//
+//  1. Create for a new job, or Resume (never Open: it holds every record)
+//     for --resume; both take the file's lock, so two coordinators never
+//     share a journal.
+//  2. Resume replays: the settings must match, a torn tail is truncated
+//     (Replay.Repaired), a journal of many single-task records is compacted
+//     aside first (Replay.Compacted), and Replay.Entries yields the splits,
+//     reopenings and standing results in file order. Which results stand
+//     (the first commit of each task, none of a distrusted worker's) is
+//     decided by the parse (parseFrom, parsed.add, dropDistrusted), whose
+//     bitsets Results and Entries then read through.
+//  3. While the job runs, each commit is queued (Queue, QueueRun), Split
+//     records the scheduler's splits, Distrust a quarantined worker, and
+//     one Sync per window makes them durable before the workers' Acks.
+//  4. Close at the end; the next Resume starts again at 1.
+//
+// Files: journal.go opens and appends (Create, Open, Resume, Queue, Sync,
+// Distrust, Split, Close); settings.go is what a journal belongs to
+// (Settings, Diff, the header); codec.go is the bytes (frames, record
+// payloads and their decoders); replay.go reads a journal back (Replay,
+// Entries, the walk over the frames, repair of a torn tail); compact.go
+// rewrites one compactly; commits.go and source.go are the replay's
+// bitsets and its window over the file.
+//
 // Format: an 8-byte magic, then frames of [length uint32][crc32c uint32][payload];
 // the first payload holds the Settings, every later one a Record, a run
-// of results, a split or a distrusted worker. See format.go.
+// of results, a split or a distrusted worker. See codec.go.
 package journal

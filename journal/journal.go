@@ -3,14 +3,11 @@ package journal
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"iter"
 	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,92 +34,6 @@ var (
 	// ErrClosed: the Journal was closed.
 	ErrClosed = errors.New("journal is closed")
 )
-
-// CorruptError says where a journal stops being trustworthy. It matches
-// ErrCorrupt with errors.Is, and also Err (ErrDuplicate) when set.
-type CorruptError struct {
-	Path   string
-	Offset int64  // byte offset of the first bad record
-	Reason string // what is wrong there
-	Err    error  // a more specific sentinel, or nil
-}
-
-func (e *CorruptError) Error() string {
-	p := e.Path
-	if p == "" {
-		p = "journal"
-	}
-	return fmt.Sprintf("%s: corrupt at offset %d: %s", p, e.Offset, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrCorrupt) true, and errors.Is(err, e.Err).
-func (e *CorruptError) Is(target error) bool {
-	return target == ErrCorrupt || (e.Err != nil && target == e.Err)
-}
-
-// Settings identify a job. Open refuses a journal whose settings differ from
-// the caller's in any field, so every input that changes the tasks or their
-// results must be here: the named fields, plus anything else in Extra.
-type Settings struct {
-	N             int
-	Depth         int
-	Kind          uint8  // solver.Kind
-	Fingerprint   uint64 // solver.Plan.Fingerprint()
-	SolverVersion int    // solver.Version
-	Tasks         int    // number of tasks in the plan; when > 0, Append and replay check 0 <= Index < Tasks
-	// Extra holds further settings as opaque strings ("unique": "true", ...).
-	// A nil and an empty map are equal.
-	Extra map[string]string
-}
-
-// Diff lists the fields where s and o differ, as "n: 17 != 18" lines (s first);
-// it is empty when they match.
-func (s Settings) Diff(o Settings) []string {
-	var d []string
-	add := func(name string, a, b any) {
-		if a != b {
-			d = append(d, fmt.Sprintf("%s: %v != %v", name, a, b))
-		}
-	}
-	add("n", s.N, o.N)
-	add("depth", s.Depth, o.Depth)
-	add("kind", s.Kind, o.Kind)
-	add("fingerprint", fmt.Sprintf("%016x", s.Fingerprint), fmt.Sprintf("%016x", o.Fingerprint))
-	add("solver_version", s.SolverVersion, o.SolverVersion)
-	add("tasks", s.Tasks, o.Tasks)
-	keys := slices.Sorted(maps.Keys(s.Extra))
-	for k := range o.Extra {
-		if _, ok := s.Extra[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		a, aok := s.Extra[k]
-		b, bok := o.Extra[k]
-		if aok != bok || a != b {
-			d = append(d, fmt.Sprintf("%s: %s != %s", k, quoteOrUnset(a, aok), quoteOrUnset(b, bok)))
-		}
-	}
-	return d
-}
-
-func quoteOrUnset(v string, ok bool) string {
-	if !ok {
-		return "(unset)"
-	}
-	return fmt.Sprintf("%q", v)
-}
-
-func (s Settings) validate() error {
-	if s.N < 0 || s.Depth < 0 || s.SolverVersion < 0 || s.Tasks < 0 {
-		return fmt.Errorf("journal: negative setting in n=%d depth=%d solver_version=%d tasks=%d", s.N, s.Depth, s.SolverVersion, s.Tasks)
-	}
-	if len(encodeSettings(s)) > MaxRecordSize {
-		return fmt.Errorf("journal: settings encode to more than %d bytes", MaxRecordSize)
-	}
-	return nil
-}
 
 // Record is one committed task result.
 type Record struct {
@@ -152,97 +63,6 @@ type Split struct {
 // MaxChildren caps Split.Count: no task of a board up to solver.MaxN has
 // more children than it has columns.
 const MaxChildren = 64
-
-// Replay is what Open found in a journal.
-type Replay struct {
-	Settings Settings // as stored in the journal
-	Splits   []Split  // the tasks split, in journal order
-	Records  []Record // committed results in commit order; no index twice (nil from Resume: see Results)
-	// Repaired is set when a torn last record (an append cut short by a crash)
-	// was truncated away. The caller should log it; the task it held was never
-	// acknowledged, so it is simply run again.
-	Repaired *Repair
-	// Compacted is set when the journal was worth rewriting (compact.go):
-	// what the rewrite did, or why it failed.
-	Compacted *Compaction
-
-	src    source  // the journal's bytes, for Results (Resume)
-	parsed *parsed // what parse found in them
-}
-
-// Results yields the committed results in commit order, as Records
-// holds them, read again from the journal's file at each call, through a
-// window of a few megabytes: a resume of 10^7 tasks need not hold the
-// file's 300 MB, nor 64 bytes per result (Resume). Call it before the
-// Journal is closed; if reading fails, the results end early and Err
-// says why.
-func (rp Replay) Results() iter.Seq[Record] {
-	return func(yield func(Record) bool) {
-		if rp.parsed == nil {
-			for _, r := range rp.Records {
-				if !yield(r) {
-					return
-				}
-			}
-			return
-		}
-		rp.parsed.each(rp.src, yield)
-	}
-}
-
-// Entry is one record of a journal's replay in file order: a split or
-// reopen (IsSplit), or a committed result that stands.
-type Entry struct {
-	IsSplit bool
-	Split   Split
-	Result  Record
-}
-
-// Entries yields the splits, reopens and standing results (none of a
-// distrusted worker) in the order the journal holds them, read again
-// from the file at each call like Results: a resume that applies them in
-// this order holds what the run held at each point, never every task
-// made (Resume keeps no Splits). Call it before the Journal is closed.
-func (rp Replay) Entries() iter.Seq[Entry] {
-	return func(yield func(Entry) bool) {
-		if rp.parsed == nil {
-			return
-		}
-		p := rp.parsed
-		var rs []Record
-		walk(rp.src, p.first, p.end, func(_ int, payload []byte) bool {
-			switch payload[0] {
-			case recSplit, recReopen:
-				sp, _ := decodeSplit(payload)
-				return yield(Entry{IsSplit: true, Split: sp})
-			case recResult, recRun:
-				rs, _ = decodeResults(payload, rs)
-				for _, r := range rs {
-					if (r.Worker == 0 || !isIn(p.distrusted, r.Worker)) && !yield(Entry{Result: r}) {
-						return false
-					}
-				}
-			}
-			return true
-		})
-	}
-}
-
-// Err is the error that reading the results met in Results, if any: a
-// resume that restored fewer results than the journal holds must stop.
-func (rp Replay) Err() error {
-	if rp.src == nil {
-		return nil
-	}
-	return rp.src.failed()
-}
-
-// Repair describes a torn tail that Open truncated.
-type Repair struct {
-	Offset  int64  // the file now ends here
-	Dropped int64  // bytes removed
-	Reason  string // why the last record was unreadable
-}
 
 // Journal is an open journal, ready for Append. Its methods are safe for
 // concurrent use.
@@ -431,28 +251,6 @@ func resume(path string, want Settings, keep bool) (*Journal, Replay, error) {
 	return j, rp, nil
 }
 
-// ReadSettings returns the settings in the header of the journal at path,
-// without reading its records, locking or repairing it: what a resume
-// needs to know before it plans. A missing file matches fs.ErrNotExist; a
-// file that is not a journal matches ErrCorrupt.
-func ReadSettings(path string) (Settings, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Settings{}, fmt.Errorf("journal: %w", err)
-	}
-	defer f.Close()
-	head := make([]byte, len(magic)+frameHeader+MaxRecordSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return Settings{}, fmt.Errorf("journal %s: %w", path, plainErr(err))
-	}
-	s, _, err := parseHeader(head[:n])
-	if ce, ok := err.(*CorruptError); ok {
-		ce.Path = path
-	}
-	return s, err
-}
-
 // open replays f through a window of its bytes (fileSource), repairs a
 // torn tail and opens the journal for appends after what it read.
 func open(f *os.File, path string, want Settings, keep bool) (*Journal, Replay, error) {
@@ -503,29 +301,6 @@ func open(f *os.File, path string, want Settings, keep bool) (*Journal, Replay, 
 	j.split = p.split
 	maps.Copy(j.bad, p.distrusted)
 	return j, rp, nil
-}
-
-// Read decodes the journal at path without locking, repairing or checking
-// settings: for inspection tools and tests. A torn tail is reported in
-// Replay.Repaired but the file is not changed.
-func Read(path string) (Replay, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Replay{}, fmt.Errorf("journal: %w", err)
-	}
-	p, err := parse(data)
-	if err != nil {
-		if ce, ok := err.(*CorruptError); ok {
-			ce.Path = path
-		}
-		return Replay{}, err
-	}
-	recs, _ := p.records(memSource{data})
-	rp := Replay{Settings: p.settings, Records: recs, Splits: p.splits}
-	if p.torn != nil {
-		rp.Repaired = &Repair{Offset: int64(p.torn.off), Dropped: int64(len(data) - p.torn.off), Reason: p.torn.reason}
-	}
-	return rp, nil
 }
 
 func newJournal(path string, f *os.File, off int64, tasks int, done doneSet) *Journal {

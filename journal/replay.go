@@ -1,364 +1,147 @@
 package journal
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"math"
-	"sort"
+	"iter"
+	"os"
 )
 
-// The file layout, all integers little-endian:
-//
-//	magic   8 bytes  "nqjrnl1\n"
-//	header  frame    payload = recHeader, format version, Settings
-//	entries frame*   payload = recResult, Record
-//	                      or recRun, first task, tasks, worker key, then
-//	                         total, unique and nodes of each task
-//	                      or recDistrust, worker key
-//	                      or recSplit, parent, first child, children
-//	                      or recReopen, task (a split task's subtree dropped: it is one task again)
-//
-// A result's payload ends with the worker key when it is not 0; journals
-// written before worker keys existed read as results of worker 0.
-//
-// A frame is
-//
-//	length  uint32   length of the payload (1..MaxRecordSize)
-//	crc     uint32   CRC-32C (Castagnoli) of the length bytes and the payload
-//	payload length bytes
-//
-// Integers inside payloads are unsigned varints, except the plan fingerprint,
-// which is a fixed 8 bytes.
-const (
-	magic       = "nqjrnl1\n"
-	frameHeader = 8 // length + crc
-
-	// formatVersion is written into the header record; bump it when payloads change.
-	formatVersion = 1
-
-	recHeader   byte = 1
-	recResult   byte = 2
-	recDistrust byte = 3
-	recSplit    byte = 4
-	recRun      byte = 5
-	recReopen   byte = 6
-)
-
-// MaxRecordSize caps a record's payload. It bounds what a decoder will believe
-// from a length field (a corrupt length can never make it read or allocate more)
-// and it is far above any real record: a result is under 100 bytes, a header
-// a few hundred.
-const MaxRecordSize = 64 << 10
-
-// MaxDigestSize caps Record.Digest: room for a SHA-512 of a task's solutions.
-const MaxDigestSize = 64
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// errShort says a frame or payload ends before its declared end.
-var errShort = errors.New("truncated")
-
-// frameCRC is the checksum stored in a frame: it covers the length bytes too,
-// so a flipped bit in the length is caught even when it points at other data.
-func frameCRC(lenBytes, payload []byte) uint32 {
-	return crc32.Update(crc32.Checksum(lenBytes, castagnoli), castagnoli, payload)
+// CorruptError says where a journal stops being trustworthy. It matches
+// ErrCorrupt with errors.Is, and also Err (ErrDuplicate) when set.
+type CorruptError struct {
+	Path   string
+	Offset int64  // byte offset of the first bad record
+	Reason string // what is wrong there
+	Err    error  // a more specific sentinel, or nil
 }
 
-// appendFrame appends the frame for payload to dst.
-func appendFrame(dst, payload []byte) []byte {
-	var h [frameHeader]byte
-	binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(h[4:8], frameCRC(h[0:4], payload))
-	dst = append(dst, h[:]...)
-	return append(dst, payload...)
+func (e *CorruptError) Error() string {
+	p := e.Path
+	if p == "" {
+		p = "journal"
+	}
+	return fmt.Sprintf("%s: corrupt at offset %d: %s", p, e.Offset, e.Reason)
 }
 
-// readFrame reads the frame at data[off:]. It returns the payload (a subslice of
-// data, never a copy) and the offset just past the frame.
-func readFrame(data []byte, off int) (payload []byte, next int, err error) {
-	rest := data[off:]
-	if len(rest) < frameHeader {
-		return nil, 0, fmt.Errorf("frame header: %w (%d of %d bytes)", errShort, len(rest), frameHeader)
-	}
-	n := binary.LittleEndian.Uint32(rest[0:4])
-	if n == 0 || n > MaxRecordSize {
-		return nil, 0, fmt.Errorf("bad record length %d (allowed 1..%d)", n, MaxRecordSize)
-	}
-	if uint64(len(rest)-frameHeader) < uint64(n) {
-		return nil, 0, fmt.Errorf("payload: %w (%d of %d bytes)", errShort, len(rest)-frameHeader, n)
-	}
-	payload = rest[frameHeader : frameHeader+int(n)]
-	if got, want := frameCRC(rest[0:4], payload), binary.LittleEndian.Uint32(rest[4:8]); got != want {
-		return nil, 0, fmt.Errorf("crc mismatch (stored %08x, computed %08x)", want, got)
-	}
-	return payload, off + frameHeader + int(n), nil
+// Is makes errors.Is(err, ErrCorrupt) true, and errors.Is(err, e.Err).
+func (e *CorruptError) Is(target error) bool {
+	return target == ErrCorrupt || (e.Err != nil && target == e.Err)
 }
 
-// decoder reads varints and bytes from a payload; the first error sticks.
-type decoder struct {
-	b   []byte
-	err error
+// Replay is what Open found in a journal.
+type Replay struct {
+	Settings Settings // as stored in the journal
+	Splits   []Split  // the tasks split, in journal order
+	Records  []Record // committed results in commit order; no index twice (nil from Resume: see Results)
+	// Repaired is set when a torn last record (an append cut short by a crash)
+	// was truncated away. The caller should log it; the task it held was never
+	// acknowledged, so it is simply run again.
+	Repaired *Repair
+	// Compacted is set when the journal was worth rewriting (compact.go):
+	// what the rewrite did, or why it failed.
+	Compacted *Compaction
+
+	src    source  // the journal's bytes, for Results (Resume)
+	parsed *parsed // what parse found in them
 }
 
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errors.New("bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// int reads a uvarint that must fit in a non-negative int.
-func (d *decoder) int() int {
-	v := d.uvarint()
-	if v > math.MaxInt32 && d.err == nil {
-		d.err = fmt.Errorf("integer %d out of range", v)
-		return 0
-	}
-	return int(v)
-}
-
-func (d *decoder) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) < 1 {
-		d.err = errShort
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) fixed64() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) < 8 {
-		d.err = errShort
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-// bytes reads a length-prefixed byte string of at most max bytes. The result
-// aliases the payload; callers copy what they keep.
-func (d *decoder) bytes(max int) []byte {
-	n := d.uvarint()
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(max) {
-		d.err = fmt.Errorf("byte string of %d bytes exceeds %d", n, max)
-		return nil
-	}
-	if uint64(len(d.b)) < n {
-		d.err = errShort
-		return nil
-	}
-	v := d.b[:n]
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) end() error {
-	if d.err == nil && len(d.b) != 0 {
-		d.err = fmt.Errorf("%d trailing bytes", len(d.b))
-	}
-	return d.err
-}
-
-// encodeSettings returns the header payload for s.
-func encodeSettings(s Settings) []byte {
-	b := []byte{recHeader}
-	b = binary.AppendUvarint(b, formatVersion)
-	b = binary.AppendUvarint(b, uint64(s.N))
-	b = binary.AppendUvarint(b, uint64(s.Depth))
-	b = append(b, s.Kind)
-	b = binary.LittleEndian.AppendUint64(b, s.Fingerprint)
-	b = binary.AppendUvarint(b, uint64(s.SolverVersion))
-	b = binary.AppendUvarint(b, uint64(s.Tasks))
-	keys := make([]string, 0, len(s.Extra))
-	for k := range s.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(len(k)))
-		b = append(b, k...)
-		v := s.Extra[k]
-		b = binary.AppendUvarint(b, uint64(len(v)))
-		b = append(b, v...)
-	}
-	return b
-}
-
-// decodeSettings parses a header payload.
-func decodeSettings(p []byte) (Settings, error) {
-	d := decoder{b: p}
-	if t := d.byte(); d.err == nil && t != recHeader {
-		return Settings{}, fmt.Errorf("record type %d, want header (%d)", t, recHeader)
-	}
-	if v := d.uvarint(); d.err == nil && v != formatVersion {
-		return Settings{}, fmt.Errorf("unsupported journal format version %d (this build reads %d)", v, formatVersion)
-	}
-	var s Settings
-	s.N = d.int()
-	s.Depth = d.int()
-	s.Kind = d.byte()
-	s.Fingerprint = d.fixed64()
-	s.SolverVersion = d.int()
-	s.Tasks = d.int()
-	n := d.uvarint()
-	if d.err == nil && n > uint64(len(d.b)) { // every pair takes at least 2 bytes
-		d.err = fmt.Errorf("%d extra settings in %d bytes", n, len(d.b))
-	}
-	if d.err == nil && n > 0 {
-		s.Extra = make(map[string]string, n)
-		prev := ""
-		for i := uint64(0); i < n && d.err == nil; i++ {
-			k := string(d.bytes(MaxRecordSize))
-			v := string(d.bytes(MaxRecordSize))
-			if d.err == nil && i > 0 && k <= prev {
-				d.err = fmt.Errorf("extra setting keys not sorted and unique at %q", k)
+// Results yields the committed results in commit order, as Records
+// holds them, read again from the journal's file at each call, through a
+// window of a few megabytes: a resume of 10^7 tasks need not hold the
+// file's 300 MB, nor 64 bytes per result (Resume). Call it before the
+// Journal is closed; if reading fails, the results end early and Err
+// says why.
+func (rp Replay) Results() iter.Seq[Record] {
+	return func(yield func(Record) bool) {
+		if rp.parsed == nil {
+			for _, r := range rp.Records {
+				if !yield(r) {
+					return
+				}
 			}
-			prev = k
-			s.Extra[k] = v
+			return
 		}
+		rp.parsed.each(rp.src, yield)
 	}
-	if err := d.end(); err != nil {
-		return Settings{}, fmt.Errorf("header: %w", err)
-	}
-	return s, nil
 }
 
-// appendResult appends the result payload for r to dst.
-func appendResult(dst []byte, r Record) []byte {
-	dst = append(dst, recResult)
-	dst = binary.AppendUvarint(dst, uint64(r.Index))
-	dst = binary.AppendUvarint(dst, r.Total)
-	dst = binary.AppendUvarint(dst, r.Unique)
-	dst = binary.AppendUvarint(dst, r.Nodes)
-	dst = binary.AppendUvarint(dst, uint64(len(r.Digest)))
-	dst = append(dst, r.Digest...)
-	if r.Worker != 0 {
-		dst = binary.AppendUvarint(dst, r.Worker)
-	}
-	return dst
+// Entry is one record of a journal's replay in file order: a split or
+// reopen (IsSplit), or a committed result that stands.
+type Entry struct {
+	IsSplit bool
+	Split   Split
+	Result  Record
 }
 
-// appendRun appends the payload of a run record: the results rs of
-// consecutive tasks from rs[0].Index, all of one worker, without digests
-// (QueueRun checked them). Each task costs its three counts, 3 to 20
-// bytes, where a result record costs about 26 with its frame.
-func appendRun(dst []byte, rs []Record) []byte {
-	dst = binary.AppendUvarint(append(dst, recRun), uint64(rs[0].Index))
-	dst = binary.AppendUvarint(dst, uint64(len(rs)))
-	dst = binary.AppendUvarint(dst, rs[0].Worker)
-	for _, r := range rs {
-		dst = binary.AppendUvarint(dst, r.Total)
-		dst = binary.AppendUvarint(dst, r.Unique)
-		dst = binary.AppendUvarint(dst, r.Nodes)
-	}
-	return dst
-}
-
-// decodeResults parses a result or a run payload into the results it
-// holds, appended to dst[:0].
-func decodeResults(p []byte, dst []Record) ([]Record, error) {
-	if len(p) > 0 && p[0] == recResult {
-		r, err := decodeResult(p)
-		if err != nil {
-			return dst[:0], err
+// Entries yields the splits, reopens and standing results (none of a
+// distrusted worker) in the order the journal holds them, read again
+// from the file at each call like Results: a resume that applies them in
+// this order holds what the run held at each point, never every task
+// made (Resume keeps no Splits). Call it before the Journal is closed.
+func (rp Replay) Entries() iter.Seq[Entry] {
+	return func(yield func(Entry) bool) {
+		if rp.parsed == nil {
+			return
 		}
-		return append(dst[:0], r), nil
+		p := rp.parsed
+		var rs []Record
+		walk(rp.src, p.first, p.end, func(_ int, payload []byte) bool {
+			switch payload[0] {
+			case recSplit, recReopen:
+				sp, _ := decodeSplit(payload)
+				return yield(Entry{IsSplit: true, Split: sp})
+			case recResult, recRun:
+				rs, _ = decodeResults(payload, rs)
+				for _, r := range rs {
+					if (r.Worker == 0 || !isIn(p.distrusted, r.Worker)) && !yield(Entry{Result: r}) {
+						return false
+					}
+				}
+			}
+			return true
+		})
 	}
-	d := decoder{b: p}
-	if t := d.byte(); d.err == nil && t != recRun {
-		return dst[:0], fmt.Errorf("record type %d, want run (%d)", t, recRun)
-	}
-	first, n, w := d.int(), d.int(), d.uvarint()
-	switch {
-	case d.err != nil:
-	case n == 0:
-		d.err = errors.New("a run of no task")
-	case n > len(d.b)/3: // every task takes three bytes at least
-		d.err = fmt.Errorf("a run of %d tasks in %d bytes", n, len(d.b))
-	case first > math.MaxInt32-n:
-		d.err = fmt.Errorf("task index %d+%d out of range", first, n)
-	}
-	dst = dst[:0]
-	for i := 0; i < n && d.err == nil; i++ {
-		dst = append(dst, Record{Index: first + i, Total: d.uvarint(), Unique: d.uvarint(), Nodes: d.uvarint(), Worker: w})
-	}
-	if err := d.end(); err != nil {
-		return dst[:0], fmt.Errorf("run: %w", err)
-	}
-	return dst, nil
 }
 
-// appendDistrust appends the payload of a distrust record for worker w.
-func appendDistrust(dst []byte, w uint64) []byte {
-	return binary.AppendUvarint(append(dst, recDistrust), w)
+// Err is the error that reading the results met in Results, if any: a
+// resume that restored fewer results than the journal holds must stop.
+func (rp Replay) Err() error {
+	if rp.src == nil {
+		return nil
+	}
+	return rp.src.failed()
 }
 
-// decodeDistrust parses a distrust payload.
-func decodeDistrust(p []byte) (uint64, error) {
-	d := decoder{b: p}
-	if t := d.byte(); d.err == nil && t != recDistrust {
-		return 0, fmt.Errorf("record type %d, want distrust (%d)", t, recDistrust)
-	}
-	w := d.uvarint()
-	if d.err == nil && w == 0 {
-		d.err = errors.New("distrust of worker 0")
-	}
-	if err := d.end(); err != nil {
-		return 0, fmt.Errorf("distrust: %w", err)
-	}
-	return w, nil
+// Repair describes a torn tail that Open truncated.
+type Repair struct {
+	Offset  int64  // the file now ends here
+	Dropped int64  // bytes removed
+	Reason  string // why the last record was unreadable
 }
 
-// appendSplit appends the payload of a split record, or of a reopen
-// record (sp.Reopen).
-func appendSplit(dst []byte, sp Split) []byte {
-	if sp.Reopen {
-		return binary.AppendUvarint(append(dst, recReopen), uint64(sp.Parent))
+// Read decodes the journal at path without locking, repairing or checking
+// settings: for inspection tools and tests. A torn tail is reported in
+// Replay.Repaired but the file is not changed.
+func Read(path string) (Replay, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Replay{}, fmt.Errorf("journal: %w", err)
 	}
-	dst = binary.AppendUvarint(append(dst, recSplit), uint64(sp.Parent))
-	dst = binary.AppendUvarint(dst, uint64(sp.First))
-	return binary.AppendUvarint(dst, uint64(sp.Count))
-}
-
-// decodeSplit parses a split or reopen payload.
-func decodeSplit(p []byte) (Split, error) {
-	d := decoder{b: p}
-	t := d.byte()
-	if d.err == nil && t != recSplit && t != recReopen {
-		return Split{}, fmt.Errorf("record type %d, want split (%d) or reopen (%d)", t, recSplit, recReopen)
+	p, err := parse(data)
+	if err != nil {
+		if ce, ok := err.(*CorruptError); ok {
+			ce.Path = path
+		}
+		return Replay{}, err
 	}
-	var sp Split
-	if t == recReopen {
-		sp = Split{Parent: d.int(), Reopen: true}
-	} else {
-		sp = Split{Parent: d.int(), First: d.int(), Count: d.int()}
+	recs, _ := p.records(memSource{data})
+	rp := Replay{Settings: p.settings, Records: recs, Splits: p.splits}
+	if p.torn != nil {
+		rp.Repaired = &Repair{Offset: int64(p.torn.off), Dropped: int64(len(data) - p.torn.off), Reason: p.torn.reason}
 	}
-	if err := d.end(); err != nil {
-		return Split{}, fmt.Errorf("split: %w", err)
-	}
-	return sp, nil
+	return rp, nil
 }
 
 // checkSplit says why sp cannot follow in a journal whose plan has tasks
@@ -383,31 +166,6 @@ func checkSplit(sp Split, tasks int, split *doneSet) string {
 	return ""
 }
 
-// decodeResult parses a result payload. The Digest is copied.
-func decodeResult(p []byte) (Record, error) {
-	d := decoder{b: p}
-	if t := d.byte(); d.err == nil && t != recResult {
-		return Record{}, fmt.Errorf("record type %d, want result (%d)", t, recResult)
-	}
-	var r Record
-	r.Index = d.int()
-	r.Total = d.uvarint()
-	r.Unique = d.uvarint()
-	r.Nodes = d.uvarint()
-	if dg := d.bytes(MaxDigestSize); len(dg) > 0 {
-		r.Digest = bytes.Clone(dg)
-	}
-	if d.err == nil && len(d.b) > 0 {
-		if r.Worker = d.uvarint(); d.err == nil && r.Worker == 0 {
-			d.err = errors.New("worker key 0 written out")
-		}
-	}
-	if err := d.end(); err != nil {
-		return Record{}, fmt.Errorf("result: %w", err)
-	}
-	return r, nil
-}
-
 // tail describes a torn last record found by parse.
 type tail struct {
 	off    int    // where the bad bytes start (the valid prefix's length)
@@ -430,27 +188,6 @@ type parsed struct {
 	done       doneSet             // the committed tasks that stand (none of a distrusted worker)
 	seen       *commitSet          // every committed task and its last committer, once a re-commit is met
 	torn       *tail               // nil when the file ends cleanly
-}
-
-// parseHeader decodes the magic and the header record at the start of
-// data; it returns the settings and the offset of the first record after
-// them. Its errors are *CorruptError.
-func parseHeader(data []byte) (Settings, int, error) {
-	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
-		if len(data) == 0 {
-			return Settings{}, 0, &CorruptError{Offset: 0, Reason: "empty file (not a journal)"}
-		}
-		return Settings{}, 0, &CorruptError{Offset: 0, Reason: "bad magic (not a journal)"}
-	}
-	p, next, err := readFrame(data, len(magic))
-	var s Settings
-	if err == nil {
-		s, err = decodeSettings(p)
-	}
-	if err != nil {
-		return Settings{}, 0, &CorruptError{Offset: int64(len(magic)), Reason: "header record: " + err.Error()}
-	}
-	return s, next, nil
 }
 
 // parse decodes a whole journal image. A bad record with nothing valid after it
