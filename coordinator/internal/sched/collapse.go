@@ -223,7 +223,7 @@ func (s *Scheduler) dropSubtreeLocked(p int) {
 		o := s.open[p]
 		for i := o.first; i < o.first+int(o.count); i++ {
 			s.dropSubtreeLocked(i)
-			if l := s.holder[i]; l != nil {
+			if l := s.holder[i]; l != nil && !l.verify { // a verification ends with the commit below
 				l.sess.out.Cancel(l.id, s.taskID(i), "task superseded")
 				s.takeBackLocked(l, causeSplit, "task superseded")
 			}
@@ -256,13 +256,9 @@ func (s *Scheduler) uncommitLeafLocked(i int, r *taskRec) {
 	s.known.forget(i)
 	s.work.uncommit(i, r.c.Nodes)
 	r.c = solver.Counts{}
-	if r.verify == verifyLeased { // nothing left to verify: the verifier stops
-		for _, l := range s.leases {
-			if l.live && l.verify && l.task == i {
-				l.sess.out.Cancel(l.id, s.taskID(i), "verified task taken back")
-				s.endLeaseLocked(l)
-			}
-		}
+	if l := s.holder[i]; l != nil && l.verify { // nothing left to verify: the verifier stops
+		l.sess.out.Cancel(l.id, s.taskID(i), "verified task taken back")
+		s.endLeaseLocked(l)
 	}
 	if r.verify != verifyNone {
 		r.verify = verifyNone

@@ -9,7 +9,15 @@
 // (imports_test.go keeps it so).
 //
 // How it stays exact. A worker grants credits (Ready) and gets at most
-// that many leases (Assign). A lease ends with a Result, or is taken back
+// that many leases (Assign). A lease covers the tasks [task, task+run):
+// one task, a run of them, or (with the verify flag) a committed task to
+// compute again, and one table (holder) says who holds each task;
+// invariants.go states what every step must leave true (each task
+// exactly one of queued, leased, committed or split; every sampled task
+// queued for verification or on a verification lease; the counters agree)
+// and the package's tests check it after every step, and
+// scripts/mutate_sched.sh checks that the tests catch twenty-odd plausible
+// bugs. A lease ends with a Result, or is taken back
 // when the worker's stream breaks, its deadline passes without a heartbeat,
 // or the worker releases it; taken-back tasks go to the front of the
 // queue. Only a failure reported by the solver itself counts against a

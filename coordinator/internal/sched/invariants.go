@@ -26,7 +26,7 @@ func (g *guard) Unlock() {
 // twice, and a split task is leased by no one; the counts kept beside the
 // task records (committed, splits, live leases) agree with them.
 func (s *Scheduler) invariantsLocked() error {
-	holder := make(map[int]uint64) // task -> the live lease (not a verification) that covers it
+	holder := make(map[int]uint64) // task -> the live lease that covers it, a verification's too
 	live := 0
 	for id, l := range s.leases {
 		if !l.live {
@@ -37,10 +37,9 @@ func (s *Scheduler) invariantsLocked() error {
 			return fmt.Errorf("live lease %d is not its session's", id)
 		}
 		if l.verify {
-			if t := s.store.at(l.task); !t.is(taskCommitted) || t.is(taskGone) || t.verify != verifyLeased {
-				return fmt.Errorf("verification lease %d of task %d: committed %v, gone %v, verify state %d", id, l.task, t.is(taskCommitted), t.is(taskGone), t.verify)
+			if t := s.store.at(l.task); l.run != 1 || !t.is(taskCommitted) || t.is(taskGone) || t.verify != verifyWaiting {
+				return fmt.Errorf("verification lease %d of task %d: run %d, committed %v, gone %v, verify state %d", id, l.task, l.run, t.is(taskCommitted), t.is(taskGone), t.verify)
 			}
-			continue
 		}
 		if l.run < 1 {
 			return fmt.Errorf("lease %d of task %d covers %d tasks", id, l.task, l.run)
@@ -68,7 +67,40 @@ func (s *Scheduler) invariantsLocked() error {
 	if len(s.holder) != len(holder) {
 		return fmt.Errorf("%d tasks held, %d covered by live leases", len(s.holder), len(holder))
 	}
+	if err := s.verifyInvariantsLocked(); err != nil {
+		return err
+	}
 	return s.taskInvariantsLocked(holder)
+}
+
+// verifyInvariantsLocked checks that every sampled task waiting for its
+// verdict is somewhere: in verifyQ or out on a verification lease, never
+// both, and that pendingVerify counts them (with the local ones).
+func (s *Scheduler) verifyInvariantsLocked() error {
+	inQ := make(map[int]bool, len(s.verifyQ))
+	for _, idx := range s.verifyQ {
+		inQ[idx] = true
+	}
+	pending := 0
+	var err error
+	s.store.each(func(idx int, t *taskRec) {
+		if err != nil || t.verify == verifyNone {
+			return
+		}
+		pending++
+		l := s.holder[idx]
+		out := l != nil && l.verify
+		switch {
+		case t.verify == verifyWaiting && out && inQ[idx]:
+			err = fmt.Errorf("task %d is both queued for verification and verified on lease %d", idx, l.id)
+		case t.verify == verifyWaiting && !out && !inQ[idx] && s.err == nil:
+			err = fmt.Errorf("sampled task %d is lost: neither queued for verification nor on a verification lease", idx)
+		}
+	})
+	if err == nil && pending != s.pendingVerify {
+		err = fmt.Errorf("%d tasks waiting for a verdict, counted %d", pending, s.pendingVerify)
+	}
+	return err
 }
 
 // taskInvariantsLocked checks each live task record against the leases

@@ -257,7 +257,7 @@ type Scheduler struct {
 	leaves        int                 // leaf tasks of the job's tree (a collapsed record counts its leaves)
 	collapses     int                 // splits collapsed
 	reopened      int                 // collapsed tasks reopened by a quarantine
-	holder        map[int]*lease      // task -> the live lease that covers it (a run's for each of its tasks; not a verification)
+	holder        map[int]*lease      // task -> the live lease that covers it: a single task's, a run's for each of its tasks, or a verification's
 	known         knownCounts         // the counts of sampled and recent commits (commit.go)
 	committers    map[uint32]*Session // sessions with a commit, by serial
 	failedOn      map[int][]string    // task -> distinct workers whose solver failed on it (retry cap); few tasks ever fail
@@ -578,7 +578,6 @@ func (s *Scheduler) serveHungryLocked() {
 				continue
 			}
 			if idx, ok := s.popVerifyLocked(sess); ok {
-				s.store.at(idx).verify = verifyLeased
 				s.leaseLocked(sess, idx, 1, true)
 				continue
 			}
@@ -607,10 +606,8 @@ func (s *Scheduler) leaseLocked(sess *Session, idx, run int, verify bool) {
 	if run == 1 {
 		a.Prefix = s.prefixLocked(idx)
 	}
-	if !verify {
-		for t := idx; t < idx+run; t++ {
-			s.holder[t] = l
-		}
+	for t := idx; t < idx+run; t++ {
+		s.holder[t] = l
 	}
 	sess.held[l.id] = l
 	if run > 1 {
@@ -659,8 +656,7 @@ func (s *Scheduler) takeBackLocked(l *lease, why cause, reason string) {
 	}
 	t := s.store.at(l.task)
 	if l.verify { // the verification goes back to its queue
-		if t.verify == verifyLeased && t.is(taskCommitted) {
-			t.verify = verifyQueued
+		if t.verify == verifyWaiting && t.is(taskCommitted) {
 			s.verifyQ = append(s.verifyQ, l.task)
 		}
 		return

@@ -24,10 +24,12 @@ import (
 type verifyState uint8
 
 const (
-	verifyNone   verifyState = iota // not sampled, or verified
-	verifyQueued                    // waiting in verifyQ
-	verifyLeased                    // a worker is verifying it
-	verifyLocal                     // the coordinator is recomputing it
+	verifyNone verifyState = iota // not sampled, or verified
+	// verifyWaiting: sampled, its verdict not in. It waits in verifyQ, or
+	// a worker verifies it on a lease with the verify flag: the lease
+	// table (holder) says which, as for any other lease.
+	verifyWaiting
+	verifyLocal // the coordinator is recomputing it
 )
 
 // sampleLocked decides whether a freshly committed task is verified; a
@@ -43,7 +45,7 @@ func (s *Scheduler) sampleLocked(idx int, c solver.Counts) {
 	if f < 1 && s.rng.Float64() >= f {
 		return
 	}
-	s.store.at(idx).verify = verifyQueued
+	s.store.at(idx).verify = verifyWaiting
 	s.known.pin(idx, c)
 	s.verifyQ = append(s.verifyQ, idx)
 	s.pendingVerify++
@@ -57,8 +59,8 @@ func (s *Scheduler) sampleLocked(idx int, c solver.Counts) {
 func (s *Scheduler) popVerifyLocked(sess *Session) (int, bool) {
 	for i, idx := range s.verifyQ {
 		t := s.store.at(idx)
-		if t.verify != verifyQueued || !t.is(taskCommitted) {
-			continue
+		if t.verify != verifyWaiting || !t.is(taskCommitted) || s.holder[idx] != nil {
+			continue // stale, or a run that lost the task to another commit still holds it
 		}
 		if t.committer() == sess.serial {
 			continue
@@ -80,7 +82,7 @@ func (s *Scheduler) verifyLocallyLocked() {
 	keep := s.verifyQ[:0]
 	for _, idx := range s.verifyQ {
 		t := s.store.at(idx)
-		if t.verify != verifyQueued || !t.is(taskCommitted) {
+		if t.verify != verifyWaiting || !t.is(taskCommitted) {
 			continue
 		}
 		other := false
