@@ -318,3 +318,33 @@ func decodeResult(p []byte) (Record, error) {
 	}
 	return r, nil
 }
+
+// entry is one record after the header, decoded: a result or a run of
+// them (kind recResult), a distrusted worker (recDistrust), or a split
+// or reopening (recSplit; Split.Reopen tells which).
+type entry struct {
+	kind     byte
+	results  []Record
+	distrust uint64
+	split    Split
+}
+
+// decodeEntry decodes the payload of a record after the header: the one
+// place that dispatches on a record's type. A result's records reuse rs's
+// array.
+func decodeEntry(p []byte, rs []Record) (entry, error) {
+	if len(p) == 0 {
+		return entry{}, errShort
+	}
+	switch p[0] {
+	case recDistrust:
+		w, err := decodeDistrust(p)
+		return entry{kind: recDistrust, distrust: w, results: rs[:0]}, err
+	case recSplit, recReopen:
+		sp, err := decodeSplit(p)
+		return entry{kind: recSplit, split: sp, results: rs[:0]}, err
+	default:
+		rs, err := decodeResults(p, rs)
+		return entry{kind: recResult, results: rs}, err
+	}
+}

@@ -110,15 +110,13 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 	}
 	// In the file's order: a resume that replays it in order holds, at
 	// each point, only what the run held then (collapse).
-	var rs []Record
-	err := walk(src, p.first, p.end, func(_ int, payload []byte) bool {
-		if payload[0] != recResult && payload[0] != recRun {
+	_, err := walk(src, p.first, p.end, func(_ int, payload []byte, e entry) bool {
+		if e.kind != recResult {
 			flush()
 			w.Write(appendFrame(nil, payload))
 			return true
 		}
-		rs, _ = decodeResults(payload, rs)
-		for _, r := range rs {
+		for _, r := range e.results {
 			if r.Worker != 0 && isIn(p.distrusted, r.Worker) {
 				continue
 			}

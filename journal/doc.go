@@ -49,7 +49,9 @@
 //     reopenings and standing results in file order. Which results stand
 //     (the first commit of each task, none of a distrusted worker's) is
 //     decided by the parse (parseFrom, parsed.add, dropDistrusted), whose
-//     bitsets Results and Entries then read through.
+//     bitsets Results and Entries then read through. Every reading of the
+//     records, the parse, the replays, compaction and the repair's scan,
+//     goes through one walk (walk) and one decoder (decodeEntry).
 //  3. While the job runs, each commit is queued (Queue, QueueRun), Split
 //     records the scheduler's splits, Distrust a quarantined worker, and
 //     one Sync per window makes them durable before the workers' Acks.

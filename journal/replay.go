@@ -86,15 +86,12 @@ func (rp Replay) Entries() iter.Seq[Entry] {
 			return
 		}
 		p := rp.parsed
-		var rs []Record
-		walk(rp.src, p.first, p.end, func(_ int, payload []byte) bool {
-			switch payload[0] {
-			case recSplit, recReopen:
-				sp, _ := decodeSplit(payload)
-				return yield(Entry{IsSplit: true, Split: sp})
-			case recResult, recRun:
-				rs, _ = decodeResults(payload, rs)
-				for _, r := range rs {
+		walk(rp.src, p.first, p.end, func(_ int, _ []byte, e entry) bool {
+			switch e.kind {
+			case recSplit:
+				return yield(Entry{IsSplit: true, Split: e.split})
+			case recResult:
+				for _, r := range e.results {
 					if (r.Worker == 0 || !isIn(p.distrusted, r.Worker)) && !yield(Entry{Result: r}) {
 						return false
 					}
@@ -218,59 +215,50 @@ func parseFrom(src source, keep bool) (parsed, error) {
 	// the results that stand again from src.
 	out.done = newDoneSet(out.settings.Tasks)
 	out.split = newDoneSet(out.settings.Tasks) // a bit a task: 10^8 tasks in 12 MB
-	split := &out.split
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
 	out.first, out.end = off, src.size()
-	var rs []Record // the results of a frame, reused
-	for off < src.size() {
-		at := int64(off)
-		p, next, err := src.frame(off)
-		var distrust uint64
-		var sp Split
-		if err == nil {
-			switch p[0] {
-			case recDistrust:
-				distrust, err = decodeDistrust(p)
-			case recSplit, recReopen:
-				sp, err = decodeSplit(p)
-			default:
-				rs, err = decodeResults(p, rs)
-			}
-		}
-		if err != nil {
-			if err := out.badFrame(src, off, err); err != nil {
-				return out, err
-			}
-			break
-		}
-		off = next
+	var bad error // a record that reads but cannot stand: the journal is corrupt
+	stop, err := walk(src, off, src.size(), func(at int, _ []byte, e entry) bool {
 		out.frames++
-		switch {
-		case distrust != 0:
-			out.distrusted[distrust] = struct{}{}
-		case p[0] == recSplit || p[0] == recReopen:
-			if reason := checkSplit(sp, out.tasks, split); reason != "" {
-				return out, &CorruptError{Offset: at, Reason: reason}
-			}
-			split.set(sp.Parent, !sp.Reopen)
-			out.nsplits++
-			if keep {
-				out.splits = append(out.splits, sp)
-			}
-			out.tasks += sp.Count
-			out.done.grow(out.tasks)
-			split.grow(out.tasks)
-			if out.seen != nil {
-				out.seen.grow(out.tasks)
-			}
+		switch e.kind {
+		case recDistrust:
+			out.distrusted[e.distrust] = struct{}{}
+		case recSplit:
+			bad = out.addSplit(e.split, int64(at), keep)
 		default:
-			if err := out.add(src, at, rs); err != nil {
-				return out, err
-			}
+			bad = out.add(src, int64(at), e.results)
+		}
+		return bad == nil
+	})
+	switch {
+	case bad != nil:
+		return out, bad
+	case err != nil:
+		if err := out.badFrame(src, stop, err); err != nil {
+			return out, err
 		}
 	}
 	return out, out.dropDistrusted(src)
+}
+
+// addSplit adds the split or reopening sp, read at offset at, to p.
+func (p *parsed) addSplit(sp Split, at int64, keep bool) error {
+	if reason := checkSplit(sp, p.tasks, &p.split); reason != "" {
+		return &CorruptError{Offset: at, Reason: reason}
+	}
+	p.split.set(sp.Parent, !sp.Reopen)
+	p.nsplits++
+	if keep {
+		p.splits = append(p.splits, sp)
+	}
+	p.tasks += sp.Count
+	p.done.grow(p.tasks)
+	p.split.grow(p.tasks)
+	if p.seen != nil {
+		p.seen.grow(p.tasks)
+	}
+	return nil
 }
 
 // badFrame judges a frame at off that does not read (err): a failed read
@@ -343,36 +331,42 @@ func isIn(set map[uint64]struct{}, w uint64) bool {
 	return ok
 }
 
-// walk calls fn with the offset and payload of every frame of src in
-// [from, to), in order, until fn returns false; those frames were read
-// once already (parse), so an error is a failed read, returned.
-func walk(src source, from, to int, fn func(at int, payload []byte) bool) error {
+// walk is the one walk over a journal's records: it calls fn with the
+// offset, payload and decoded entry (decodeEntry) of every frame of src in
+// [from, to), in order, until fn returns false. It returns where it
+// stopped, and the error of a frame that does not read or decode there:
+// parse judges that (a torn tail or a corruption); the later walks cover
+// what parse has read, so an error there is a failed read.
+func walk(src source, from, to int, fn func(at int, payload []byte, e entry) bool) (stop int, err error) {
+	var rs []Record // the results of a record, reused
 	for off := from; off < to; {
 		payload, next, err := src.frame(off)
-		if err != nil {
-			return cmp.Or(src.failed(), err)
+		var e entry
+		if err == nil {
+			e, err = decodeEntry(payload, rs)
+			rs = e.results
 		}
-		if !fn(off, payload) {
-			return nil
+		if err != nil {
+			return off, cmp.Or(src.failed(), err)
+		}
+		if !fn(off, payload, e) {
+			return off, nil
 		}
 		off = next
 	}
-	return nil
+	return to, nil
 }
 
 // walkResults calls fn with every result of the result and run records
 // of src in [from, to), in order, until fn returns false, and with each
 // split record's number of children (0 for a result).
 func walkResults(src source, from, to int, fn func(r Record, children int) bool) error {
-	var rs []Record
-	return walk(src, from, to, func(_ int, payload []byte) bool {
-		switch payload[0] {
-		case recSplit:
-			sp, _ := decodeSplit(payload)
-			return fn(Record{}, sp.Count)
-		case recResult, recRun:
-			rs, _ = decodeResults(payload, rs)
-			for _, r := range rs {
+	_, err := walk(src, from, to, func(_ int, _ []byte, e entry) bool {
+		switch {
+		case e.kind == recSplit && !e.split.Reopen:
+			return fn(Record{}, e.split.Count)
+		case e.kind == recResult:
+			for _, r := range e.results {
 				if !fn(r, 0) {
 					return false
 				}
@@ -380,6 +374,7 @@ func walkResults(src source, from, to int, fn func(r Record, children int) bool)
 		}
 		return true
 	})
+	return err
 }
 
 // committers works out who last committed each task in the frames of src
@@ -471,14 +466,11 @@ func firstCommit(data []byte, idx int) int64 {
 		return -1
 	}
 	found := int64(-1)
-	var rs []Record
-	walk(memSource{data}, off, len(data), func(at int, p []byte) bool {
-		if p[0] == recResult || p[0] == recRun {
-			rs, _ = decodeResults(p, rs)
-			if len(rs) > 0 && rs[0].Index <= idx && idx < rs[0].Index+len(rs) {
-				found = int64(at)
-				return false
-			}
+	walk(memSource{data}, off, len(data), func(at int, _ []byte, e entry) bool {
+		rs := e.results
+		if e.kind == recResult && len(rs) > 0 && rs[0].Index <= idx && idx < rs[0].Index+len(rs) {
+			found = int64(at)
+			return false
 		}
 		return true
 	})
@@ -500,13 +492,7 @@ func nextValidFrame(data []byte, from int) int {
 		if err != nil {
 			continue
 		}
-		if _, err := decodeResults(p, nil); err == nil {
-			return i
-		}
-		if _, err := decodeSplit(p); err == nil {
-			return i
-		}
-		if _, err := decodeDistrust(p); err == nil {
+		if _, err := decodeEntry(p, nil); err == nil {
 			return i
 		}
 		if _, err := decodeSettings(p); err == nil {
