@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/nqueens/nqueens/coordinator"
 	nqueenspb "github.com/nqueens/nqueens/proto/nqueens/v1"
@@ -30,6 +31,8 @@ type inflating struct{ grpc.ClientStream }
 
 func (s inflating) SendMsg(m any) error {
 	if r, ok := m.(*nqueenspb.WorkRequest); ok {
+		r = proto.Clone(r).(*nqueenspb.WorkRequest) // the caller's message is not ours to change
+		m = r
 		if res := r.GetResult(); res != nil {
 			res.Nodes = 1 << 63
 		}

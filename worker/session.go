@@ -296,11 +296,13 @@ func (s *session) settle(ctx context.Context, a *nqueenspb.Assign, res *nqueensp
 			s.peer.Log(hclog.Error, "task failed", "task", a.GetTaskId().GetIndex(), "error", loglimit.Text(res.GetFailure()))
 		}
 		s.pf.resultSent(uint64(a.GetTaskId().GetIndex()))
+		// res belongs to sendLoop once queued: read it before.
+		failed, nodes := res.GetFailure() != "", res.GetNodes()
 		if !s.send(&nqueenspb.WorkRequest{Msg: &nqueenspb.WorkRequest_Result{Result: res}}) {
 			return
 		}
-		if res.GetFailure() == "" {
-			s.cfg.Stats.sent(uint64(max(a.GetRun(), 1)), res.GetNodes(), took)
+		if !failed {
+			s.cfg.Stats.sent(uint64(max(a.GetRun(), 1)), nodes, took)
 		}
 	}
 	if credits := s.pf.done(took); credits > 0 {
