@@ -23,8 +23,8 @@ const (
 	// DefaultLease is how long a task stays with a silent worker
 	// (sched.DefaultLease).
 	DefaultLease = sched.DefaultLease
-	// DefaultMaxAttempts is how many distinct workers' solvers may fail on
-	// one task before the job fails (sched.DefaultMaxAttempts).
+	// DefaultMaxAttempts is how many distinct workers may fail on one task
+	// before the job fails (sched.DefaultMaxAttempts says what counts).
 	DefaultMaxAttempts = sched.DefaultMaxAttempts
 	// DefaultDrainTimeout bounds graceful shutdown: after it, open streams
 	// are cut (GracefulStop falls back to Stop).

@@ -20,8 +20,9 @@
 // bugs. A lease ends with a Result, or is taken back
 // when the worker's stream breaks, its deadline passes without a heartbeat,
 // or the worker releases it; taken-back tasks go to the front of the
-// queue. Only a failure reported by the solver itself counts against a
-// task, and only once per worker name: a task that fails on MaxAttempts
+// queue. Only a failure reported by the solver itself, or a result that
+// would carry the sums past the published count, counts against a task,
+// and only once per worker name: a task that fails on MaxAttempts
 // distinct workers fails the job, while a crash-looping worker does not.
 // The first valid Result of a task id (plan fingerprint + index) from a
 // worker that held a lease on it is committed, after cfg.Journal (when

@@ -38,9 +38,11 @@ const (
 	// enough that a GC pause or a slow network does not steal healthy work,
 	// short enough that a hung worker delays the job by seconds, not hours.
 	DefaultLease = 30 * time.Second
-	// DefaultMaxAttempts is how many distinct workers' solvers may fail on
-	// one task before the job fails instead of looping forever. Broken
-	// streams, expired leases and rejected results are the worker's or the
-	// network's fault, not the task's, and do not count.
+	// DefaultMaxAttempts is how many distinct workers may fail on one task
+	// before the job fails instead of looping forever. A failure is the
+	// solver's own (Result.failure) or a result that would carry the sums
+	// past the published count (an earlier liar may be to blame, so no
+	// strike). Broken streams, expired leases and results rejected as
+	// implausible are the worker's or the network's fault and do not count.
 	DefaultMaxAttempts = 5
 )
