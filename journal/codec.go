@@ -19,6 +19,8 @@ import (
 //	                      or recDistrust, worker key
 //	                      or recSplit, parent, first child, children
 //	                      or recReopen, task (a split task's subtree dropped: it is one task again)
+//	                      or recBatch, results (batch.go)
+//	                      or recWorker, worker key (the next worker number, batch.go)
 //
 // A result's payload ends with the worker key when it is not 0; journals
 // written before worker keys existed read as results of worker 0.
@@ -35,8 +37,11 @@ const (
 	magic       = "nqjrnl1\n"
 	frameHeader = 8 // length + crc
 
-	// formatVersion is written into the header record; bump it when payloads change.
-	formatVersion = 1
+	// formatVersion is written into the header record; bump it when payloads
+	// change. Version 2 added batch and worker records; a build reads
+	// every version up to its own, and refuses a later one in one line
+	// rather than take a record it does not know for a torn tail.
+	formatVersion = 2
 
 	recHeader   byte = 1
 	recResult   byte = 2
@@ -44,6 +49,8 @@ const (
 	recSplit    byte = 4
 	recRun      byte = 5
 	recReopen   byte = 6
+	recBatch    byte = 7
+	recWorker   byte = 8
 )
 
 // MaxRecordSize caps a record's payload. It bounds what a decoder will believe
@@ -319,24 +326,32 @@ func decodeResult(p []byte) (Record, error) {
 	return r, nil
 }
 
-// entry is one record after the header, decoded: a result or a run of
-// them (kind recResult), a distrusted worker (recDistrust), or a split
-// or reopening (recSplit; Split.Reopen tells which).
+// entry is one record after the header, decoded: a result, a run or a
+// batch of them (kind recResult), a distrusted worker (recDistrust), a
+// split or reopening (recSplit; Split.Reopen tells which), or a worker's
+// number (recWorker, with its key in worker).
 type entry struct {
 	kind     byte
 	results  []Record
 	distrust uint64
 	split    Split
+	worker   uint64
 }
 
 // decodeEntry decodes the payload of a record after the header: the one
 // place that dispatches on a record's type. A result's records reuse rs's
-// array.
-func decodeEntry(p []byte, rs []Record) (entry, error) {
+// array; a batch's workers are named by names (decodeBatch).
+func decodeEntry(p []byte, rs []Record, names *workerNames) (entry, error) {
 	if len(p) == 0 {
 		return entry{}, errShort
 	}
 	switch p[0] {
+	case recBatch:
+		rs, err := decodeBatch(p, rs, names)
+		return entry{kind: recResult, results: rs}, err
+	case recWorker:
+		k, err := decodeWorker(p)
+		return entry{kind: recWorker, worker: k, results: rs[:0]}, err
 	case recDistrust:
 		w, err := decodeDistrust(p)
 		return entry{kind: recDistrust, distrust: w, results: rs[:0]}, err

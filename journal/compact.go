@@ -8,10 +8,11 @@ import (
 )
 
 // Compaction: a journal of single-task result records (26 bytes a task:
-// workers that do not take runs, or a journal written before run records)
-// is rewritten by the resume that opens it as its header, its splits and
-// distrust records, and its standing results grouped into run records
-// (one per stretch of consecutive tasks of one worker): the snapshot. The
+// one written before batch records, format version 1) is rewritten by the
+// resume that opens it as its header, its splits and distrust records,
+// and its standing results grouped into run records (one per stretch of
+// consecutive tasks of one worker), the others in batch records, in the
+// current format: the snapshot. The
 // run then appends to it (the tail). The rewrite goes to a temporary file
 // that is read back and checked before it replaces the journal
 // atomically, so a crash or a failure leaves one journal or the other,
@@ -53,9 +54,12 @@ type Compaction struct {
 }
 
 // worthCompacting reports whether rewriting the journal p parsed would
-// save compactMin records at least.
+// save compactMin records at least: runs of one worker's consecutive
+// tasks, or, in a journal of an earlier format, single results that
+// batch records would hold.
 func (p *parsed) worthCompacting() bool {
-	return p.frames-(p.groups+p.nsplits+len(p.distrusted)) >= compactMin
+	fixed := p.nsplits + len(p.distrusted)
+	return p.frames-(p.groups+fixed) >= compactMin || p.version < formatVersion && p.frames-fixed >= compactMin
 }
 
 // compact rewrites the journal at path, which f holds locked and parse
@@ -98,22 +102,33 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 	w.Write(appendFrame([]byte(magic), encodeSettings(p.settings)))
 	standing := 0
 	var group []Record
+	out, b := []byte(nil), newBatcher(&workerNames{}) // the rewrite numbers the workers anew
 	flush := func() {
-		switch len(group) {
-		case 0:
-		case 1:
-			w.Write(appendFrame(nil, appendResult(nil, group[0])))
+		switch {
+		case len(group) == 0:
+		case len(group) == 1 && len(group[0].Digest) == 0:
+			out = b.add(out, group[0])
+		case len(group) == 1:
+			out = appendFrame(b.close(out), appendResult(nil, group[0]))
 		default:
-			w.Write(appendFrame(nil, appendRun(nil, group)))
+			out = appendFrame(b.close(out), appendRun(nil, group))
 		}
 		group = group[:0]
+		if len(out) >= 1<<20 {
+			w.Write(b.close(out))
+			out = out[:0]
+		}
 	}
 	// In the file's order: a resume that replays it in order holds, at
 	// each point, only what the run held then (collapse).
 	_, err := walk(src, p.first, p.end, func(_ int, payload []byte, e entry) bool {
-		if e.kind != recResult {
+		switch e.kind {
+		case recWorker:
+			return true // the batcher names the workers its batches use
+		case recResult:
+		default:
 			flush()
-			w.Write(appendFrame(nil, payload))
+			out = appendFrame(b.close(out), payload)
 			return true
 		}
 		for _, r := range e.results {
@@ -129,6 +144,7 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 		return true
 	})
 	flush()
+	w.Write(b.close(out))
 	if err == nil {
 		err = w.Flush()
 	}

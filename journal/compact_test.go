@@ -8,12 +8,13 @@ import (
 	"testing"
 )
 
-// writeSingles makes a journal of tasks single-task results: task i by
-// worker by(i), and the splits and distrusts given, in that order after
-// the results.
+// writeSingles makes a journal of format version 1 (single-task result
+// records) of tasks results: task i by worker by(i), and the splits and
+// distrusts given, in that order after the results.
 func writeSingles(t *testing.T, path string, s Settings, tasks int, by func(int) uint64, liar uint64) {
 	t.Helper()
-	j, err := Create(path, s)
+	writeVersion1(t, path, s)
+	j, _, err := Resume(path, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,14 +96,45 @@ func TestCompactOnResume(t *testing.T) {
 	}
 }
 
-// TestNoCompactionWithoutGain: results that cannot be grouped (workers
-// taking turns) are not rewritten.
-func TestNoCompactionWithoutGain(t *testing.T) {
+// TestCompactionBatches: a version 1 journal of results that cannot be
+// grouped into runs (workers taking turns) is rewritten into batch
+// records, half its size at most; a journal in the current format
+// with the same results is not rewritten.
+func TestCompactionBatches(t *testing.T) {
 	s := testSettings
 	s.Tasks = 2 * compactMin
+	by := func(i int) uint64 { return uint64(1 + i%2) }
 	path := filepath.Join(t.TempDir(), "interleaved.journal")
-	writeSingles(t, path, s, s.Tasks, func(i int) uint64 { return uint64(1 + i%2) }, 0)
+	writeSingles(t, path, s, s.Tasks, by, 0)
+	before, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	j, rp, err := Resume(path, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rp.Compacted
+	if c == nil || c.Err != nil || c.After*2 > c.Before {
+		t.Errorf("compaction %+v: want the journal rewritten at half its size at most", c)
+	}
+	if got := slices.Collect(rp.Results()); !reflect.DeepEqual(got, before.Records) {
+		t.Fatalf("after the rewrite: %d results, want %d", len(got), len(before.Records))
+	}
+	j.Close()
+
+	path = filepath.Join(t.TempDir(), "current.journal")
+	j, err = Create(path, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range before.Records {
+		if err := j.Queue(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j, rp, err = Resume(path, s)
 	if err != nil {
 		t.Fatal(err)
 	}

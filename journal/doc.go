@@ -28,14 +28,17 @@
 // it): the replay drops every result of that worker, wherever it stands in
 // the file, and its tasks may then be committed again by others.
 //
-// QueueRun writes the results of a run of consecutive tasks of one worker
-// as one record, a few bytes a task. A coordinator resuming a long run
-// uses Resume instead of Open: Replay.Records stays nil and
-// Replay.Results reads the results again from the file through a window,
-// so a replay of 10^7 tasks holds a bit per task, not the file. A journal
-// of many single-task records is compacted by the resume that opens it
-// (compact.go): rewritten aside as run records, read back, checked and
-// renamed over the original (Replay.Compacted).
+// Queue gathers the single results of a sync window into one batch
+// record, a few bytes a result with the worker named by a small number
+// (batch.go); QueueRun writes the results of a run of consecutive tasks
+// of one worker as one record, a few bytes a task. A coordinator
+// resuming a long run uses Resume instead of Open: Replay.Records stays
+// nil and Replay.Results reads the results again from the file through a
+// window, so a replay of 10^7 tasks holds a bit per task, not the file.
+// A journal of many single-task records (format version 1) is compacted
+// by the resume that opens it (compact.go): rewritten aside as run and
+// batch records, read back, checked and renamed over the original
+// (Replay.Compacted).
 //
 // The path production takes (cmd/nqueens-coordinator's state.go, then
 // coordinator.New and the scheduler):
@@ -60,12 +63,14 @@
 // Files: journal.go opens and appends (Create, Open, Resume, Queue, Sync,
 // Distrust, Split, Close); settings.go is what a journal belongs to
 // (Settings, Diff, the header); codec.go is the bytes (frames, record
-// payloads and their decoders); replay.go reads a journal back (Replay,
+// payloads and their decoders); batch.go the batch records and the
+// worker numbers they use; replay.go reads a journal back (Replay,
 // Entries, the walk over the frames, repair of a torn tail); compact.go
 // rewrites one compactly; commits.go and source.go are the replay's
 // bitsets and its window over the file.
 //
 // Format: an 8-byte magic, then frames of [length uint32][crc32c uint32][payload];
 // the first payload holds the Settings, every later one a Record, a run
-// of results, a split or a distrusted worker. See codec.go.
+// or a batch of results, a worker's number, a split or a distrusted
+// worker. See codec.go and batch.go.
 package journal

@@ -21,6 +21,12 @@ func FuzzDecode(f *testing.F) {
 	f.Add(redone)
 	run := []Record{{Index: 4, Total: 2, Unique: 1, Nodes: 9, Worker: 11}, {Index: 5, Total: 8, Unique: 1, Nodes: 70, Worker: 11}}
 	f.Add(appendFrame(bytes.Clone(good), appendRun(nil, run)))
+	b := newBatcher(&workerNames{})
+	batched := bytes.Clone(good)
+	for _, r := range []Record{{Index: 6, Total: 4, Unique: 1, Nodes: 3}, {Index: 9, Total: 2, Unique: 1, Nodes: 8, Worker: 1 << 62}, {Index: 8, Total: 6, Unique: 2, Nodes: 1, Worker: 1 << 62}} {
+		batched = b.add(batched, r)
+	}
+	f.Add(b.close(batched))
 	f.Add(good[:len(good)-3])
 	f.Add(append(bytes.Clone(good), 0, 0, 0, 0, 0, 0, 0, 0))
 	f.Add(appendFrame([]byte(magic), encodeSettings(Settings{})))
@@ -33,10 +39,22 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Re-encode what was accepted; it must parse to the same thing.
+		// Re-encode what was accepted, as single records and in batches;
+		// both must parse to the same thing.
 		img := appendFrame([]byte(magic), encodeSettings(p.settings))
 		seen := map[int]bool{}
 		recs, _ := p.records(memSource{data})
+		batched, b := bytes.Clone(img), newBatcher(&workerNames{})
+		for _, r := range recs {
+			if len(r.Digest) == 0 {
+				batched = b.add(batched, r)
+			} else {
+				batched = appendFrame(b.close(batched), appendResult(nil, r))
+			}
+		}
+		if q, err := parse(b.close(batched)); err != nil || q.torn != nil || !reflect.DeepEqual(recs, first(q.records(memSource{batched}))) {
+			t.Fatalf("the results re-encoded in batches do not read back: %v, torn %+v", err, q.torn)
+		}
 		for _, r := range recs {
 			if seen[r.Index] {
 				t.Fatalf("accepted a duplicate index %d", r.Index)

@@ -89,6 +89,8 @@ type Journal struct {
 	closing   bool                // Close has begun: Appends are refused
 	failed    error               // sticky: set when a write or fsync failed
 	onSync    func(time.Duration) // ObserveSync's observer, or nil
+	batches   bool                // single results go into batch records (format 2 on)
+	batch     batcher             // the open batch at the end of pending, and the worker numbers
 }
 
 // Create starts a new journal at path holding s, durably (written to a
@@ -299,12 +301,14 @@ func open(f *os.File, path string, want Settings, keep bool) (*Journal, Replay, 
 	j := newJournal(path, f, end, p.tasks, p.done)
 	j.first = int64(p.first)
 	j.split = p.split
+	j.batches, j.batch = p.version >= 2, newBatcher(&p.names) // a build that reads version 1 only must not meet a batch
 	maps.Copy(j.bad, p.distrusted)
 	return j, rp, nil
 }
 
 func newJournal(path string, f *os.File, off int64, tasks int, done doneSet) *Journal {
-	j := &Journal{path: path, f: f, off: off, first: off, written: off, synced: off, tasks: tasks, done: done, bad: make(map[uint64]struct{}), split: newDoneSet(tasks)}
+	j := &Journal{path: path, f: f, off: off, first: off, written: off, synced: off, tasks: tasks, done: done, bad: make(map[uint64]struct{}), split: newDoneSet(tasks),
+		batches: true, batch: newBatcher(&workerNames{})}
 	j.cond = sync.NewCond(&j.mu)
 	return j
 }
@@ -397,9 +401,24 @@ func (j *Journal) queueLocked(r Record) error {
 	if j.done.has(r.Index) {
 		return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
 	}
-	j.writeLocked(appendResult(j.buf[:0], r))
+	if j.batches && len(r.Digest) == 0 {
+		j.batchLocked(r)
+	} else {
+		j.writeLocked(appendResult(j.buf[:0], r))
+	}
 	j.done.set(r.Index, true)
 	return nil
+}
+
+// batchLocked adds r to the batch record open at the end of the queued
+// frames (batch.go), which the next other record or write seals.
+func (j *Journal) batchLocked(r Record) {
+	if len(j.pending) == 0 {
+		j.oldest = time.Now()
+	}
+	n := len(j.pending)
+	j.pending = j.batch.add(j.pending, r)
+	j.off += int64(len(j.pending) - n)
 }
 
 // SyncWindow is how long Sync lets records gather before it fsyncs: at
@@ -536,7 +555,7 @@ func (j *Journal) writeLocked(payload []byte) {
 	if len(j.pending) == 0 {
 		j.oldest = time.Now()
 	}
-	j.pending = appendFrame(j.pending, payload)
+	j.pending = appendFrame(j.batch.close(j.pending), payload)
 	j.buf = payload[:0]
 	j.off += int64(frameHeader + len(payload))
 }
@@ -565,7 +584,7 @@ func (j *Journal) syncLocked() error {
 // caller holds mu, and flushLocked gives it up meanwhile.
 func (j *Journal) flushLocked() {
 	j.syncing = true
-	data, at := j.pending, j.written
+	data, at := j.batch.close(j.pending), j.written
 	j.pending = j.spare[:0]
 	target, f, obs := j.off, j.f, j.onSync
 	j.mu.Unlock()

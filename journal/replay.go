@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"slices"
 )
 
 // CorruptError says where a journal stops being trustworthy. It matches
@@ -185,6 +186,8 @@ type parsed struct {
 	done       doneSet             // the committed tasks that stand (none of a distrusted worker)
 	seen       *commitSet          // every committed task and its last committer, once a re-commit is met
 	torn       *tail               // nil when the file ends cleanly
+	version    uint64              // the file's format version
+	names      workerNames         // the worker numbers the file's batches use
 }
 
 // parse decodes a whole journal image. A bad record with nothing valid after it
@@ -218,12 +221,15 @@ func parseFrom(src source, keep bool) (parsed, error) {
 	out.tasks = out.settings.Tasks
 	out.distrusted = make(map[uint64]struct{})
 	out.first, out.end = off, src.size()
+	out.version = headerVersion(src.head(off))
 	var bad error // a record that reads but cannot stand: the journal is corrupt
 	stop, err := walk(src, off, src.size(), func(at int, _ []byte, e entry) bool {
 		out.frames++
 		switch e.kind {
 		case recDistrust:
 			out.distrusted[e.distrust] = struct{}{}
+		case recWorker:
+			out.names.keys = append(out.names.keys, e.worker)
 		case recSplit:
 			bad = out.addSplit(e.split, int64(at), keep)
 		default:
@@ -337,17 +343,24 @@ func isIn(set map[uint64]struct{}, w uint64) bool {
 // stopped, and the error of a frame that does not read or decode there:
 // parse judges that (a torn tail or a corruption); the later walks cover
 // what parse has read, so an error there is a failed read.
+//
+// Every walk starts at the first record, so it reads every worker record
+// (batch.go) before the batches that use its number.
 func walk(src source, from, to int, fn func(at int, payload []byte, e entry) bool) (stop int, err error) {
 	var rs []Record // the results of a record, reused
+	var names workerNames
 	for off := from; off < to; {
 		payload, next, err := src.frame(off)
 		var e entry
 		if err == nil {
-			e, err = decodeEntry(payload, rs)
+			e, err = decodeEntry(payload, rs, &names)
 			rs = e.results
 		}
 		if err != nil {
 			return off, cmp.Or(src.failed(), err)
+		}
+		if e.kind == recWorker {
+			names.keys = append(names.keys, e.worker)
 		}
 		if !fn(off, payload, e) {
 			return off, nil
@@ -467,8 +480,7 @@ func firstCommit(data []byte, idx int) int64 {
 	}
 	found := int64(-1)
 	walk(memSource{data}, off, len(data), func(at int, _ []byte, e entry) bool {
-		rs := e.results
-		if e.kind == recResult && len(rs) > 0 && rs[0].Index <= idx && idx < rs[0].Index+len(rs) {
+		if e.kind == recResult && slices.ContainsFunc(e.results, func(r Record) bool { return r.Index == idx }) {
 			found = int64(at)
 			return false
 		}
@@ -485,14 +497,14 @@ func nextValidFrame(data []byte, from int) int {
 		if n == 0 || n > MaxRecordSize || uint64(len(data)-i-frameHeader) < uint64(n) {
 			continue
 		}
-		if t := data[i+frameHeader]; t != recHeader && t != recResult && t != recDistrust && t != recRun && t != recSplit && t != recReopen {
+		if t := data[i+frameHeader]; t == 0 || t > recWorker {
 			continue // cheap test before the CRC: garbage rarely has a record type there
 		}
 		p, _, err := readFrame(data, i)
 		if err != nil {
 			continue
 		}
-		if _, err := decodeEntry(p, nil); err == nil {
+		if _, err := decodeEntry(p, nil, nil); err == nil {
 			return i
 		}
 		if _, err := decodeSettings(p); err == nil {

@@ -43,7 +43,7 @@ func decodeSettings(p []byte) (Settings, error) {
 	if t := d.byte(); d.err == nil && t != recHeader {
 		return Settings{}, fmt.Errorf("record type %d, want header (%d)", t, recHeader)
 	}
-	if v := d.uvarint(); d.err == nil && v != formatVersion {
+	if v := d.uvarint(); d.err == nil && (v == 0 || v > formatVersion) {
 		return Settings{}, fmt.Errorf("unsupported journal format version %d (this build reads %d)", v, formatVersion)
 	}
 	var s Settings
@@ -95,6 +95,14 @@ func parseHeader(data []byte) (Settings, int, error) {
 		return Settings{}, 0, &CorruptError{Offset: int64(len(magic)), Reason: "header record: " + err.Error()}
 	}
 	return s, next, nil
+}
+
+// headerVersion is the format version of the journal image data, whose
+// header parseHeader has read.
+func headerVersion(data []byte) uint64 {
+	p, _, _ := readFrame(data, len(magic))
+	v, _ := binary.Uvarint(p[1:])
+	return v
 }
 
 // Settings identify a job. Open refuses a journal whose settings differ from
