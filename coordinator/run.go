@@ -480,6 +480,7 @@ func (j *Job) summary() (Summary, error) {
 		Complete:       committed == tasks && err == nil,
 
 		RestoredSolutions: j.restoredSolutions,
+		PeakLiveTasks:     j.sched.Tree().PeakLive,
 	}
 	s.setStats(stats)
 	s.setTrust(j.checksPublished())

@@ -12,18 +12,19 @@ import (
 // their names and meaning.
 type Summary struct {
 	N              int     `json:"n"`
-	Kind           string  `json:"kind"`          // count, all (listing every solution), unique (listing fundamental ones) or pinned (Config.Pins)
-	Engine         string  `json:"engine"`        // join (the quadrant join; unique by Burnside's lemma from the total) or backtrack
-	Solutions      uint64  `json:"solutions"`     // total solutions (OEIS A000170)
-	Unique         uint64  `json:"unique"`        // fundamental solutions (OEIS A002562)
-	Tasks          int     `json:"tasks"`         // tasks to commit: the plan's, less those split, plus their children
-	Committed      int     `json:"committed"`     // tasks committed; equals tasks when complete
-	Depth          int     `json:"depth"`         // the plan's depth (prefix length)
-	Splits         uint64  `json:"splits"`        // tasks split into their children on demand
-	Superseded     uint64  `json:"superseded"`    // results for tasks split meanwhile, dropped
-	DeepestSplit   int     `json:"deepest_split"` // the longest prefix of any task, split or not
-	Workers        int     `json:"workers"`       // embedded workers, or the most workers attached at once if more
-	Nodes          uint64  `json:"nodes"`         // search nodes visited (count plans)
+	Kind           string  `json:"kind"`                      // count, all (listing every solution), unique (listing fundamental ones) or pinned (Config.Pins)
+	Engine         string  `json:"engine"`                    // join (the quadrant join; unique by Burnside's lemma from the total) or backtrack
+	Solutions      uint64  `json:"solutions"`                 // total solutions (OEIS A000170)
+	Unique         uint64  `json:"unique"`                    // fundamental solutions (OEIS A002562)
+	Tasks          int     `json:"tasks"`                     // tasks to commit: the plan's, less those split, plus their children
+	Committed      int     `json:"committed"`                 // tasks committed; equals tasks when complete
+	Depth          int     `json:"depth"`                     // the plan's depth (prefix length)
+	Splits         uint64  `json:"splits"`                    // tasks split into their children on demand
+	Superseded     uint64  `json:"superseded"`                // results for tasks split meanwhile, dropped
+	DeepestSplit   int     `json:"deepest_split"`             // the longest prefix of any task, split or not
+	PeakLiveTasks  int     `json:"peak_live_tasks,omitempty"` // the most tasks held at once (queued, leased, split and not yet collapsed): memory follows these; in the final summary
+	Workers        int     `json:"workers"`                   // embedded workers, or the most workers attached at once if more
+	Nodes          uint64  `json:"nodes"`                     // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	BusySeconds    float64 `json:"busy_seconds"` // time with at least one worker attached: the rate's time
 	// RestoredSolutions are the solutions a resume took from the journal:

@@ -127,6 +127,7 @@ func runCluster(ctx context.Context, cfg clusterConfig, logw io.Writer) (cluster
 		rep.Tasks = sum.Tasks
 		fmt.Fprintf(logw, "nqbench cluster: %d tasks made (%d split), %d committed\n", sum.Tasks+int(sum.Splits), sum.Splits, sum.Committed)
 	}
+	rep.TasksMade, rep.PeakLiveTasks = sum.Tasks+int(sum.Splits), sum.PeakLiveTasks
 	rep.LoadgenCPU = (selfCPU() - cpu0).Seconds()
 	rep.WallSeconds = co.wall.Seconds()
 	rep.CoordinatorCPU = co.cpu.Seconds()

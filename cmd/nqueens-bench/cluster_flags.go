@@ -42,11 +42,15 @@ type clusterConfig struct {
 // errClusterUsage marks a bad command line (exit 2).
 var errClusterUsage = errors.New("usage")
 
+// maxSyntheticN is the largest board a synthetic run plans: the
+// coordinator's largest for counting.
+const maxSyntheticN = 32
+
 // parseCluster reads and checks the command line.
 func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	var c clusterConfig
 	fs := flag.NewFlagSet("nqbench cluster", flag.ContinueOnError)
-	fs.IntVar(&c.N, "n", 0, "board size `N` (one with a published count, 1..27)")
+	fs.IntVar(&c.N, "n", 0, "board size `N` (one with a published count, 1..27; with --synthetic up to 32, where no count is published)")
 	fs.IntVar(&c.Depth, "depth", 0, "plan depth `D` passed to the coordinator (0..7)")
 	fs.IntVar(&c.Workers, "workers", 0, "simulated workers `K`, each on its own connection")
 	fs.IntVar(&c.Slots, "slots", 1, "slots each simulated worker declares")
@@ -85,8 +89,8 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	case c.Timeout <= 0:
 		return c, bad("--timeout %v must be positive", c.Timeout)
 	}
-	if k, ok := solver.Known(c.N); !ok || k.Total == 0 {
-		return c, bad("--n %d: want a board with a published, non-zero count", c.N)
+	if k, ok := solver.Known(c.N); c.Synthetic && (c.N < 1 || c.N > maxSyntheticN) || !c.Synthetic && (!ok || k.Total == 0) {
+		return c, bad("--n %d: want a board with a published, non-zero count (1..%d with --synthetic)", c.N, maxSyntheticN)
 	}
 	return c, nil
 }

@@ -20,6 +20,8 @@ type clusterReport struct {
 	Batches             int     `json:"batched_workers"`    // workers whose coordinator agreed to batches
 	Runs                bool    `json:"runs"`               // the workers asked for runs of tasks
 	Leases              int     `json:"leases"`             // Assigns received (a run is one)
+	TasksMade           int     `json:"tasks_made"`         // tasks the coordinator made: the plan's and every split's children
+	PeakLiveTasks       int     `json:"peak_live_tasks"`    // the most the coordinator held at once
 	CommitsPerSecond    float64 `json:"commits_per_second"` // commits / elapsed_seconds
 	P50CommitMS         float64 `json:"p50_commit_ms"`
 	P99CommitMS         float64 `json:"p99_commit_ms"` // Result sent to its Ack received

@@ -160,6 +160,24 @@ func TestClusterSynthetic(t *testing.T) {
 	}
 }
 
+// TestClusterUnpublished: a synthetic run at N=28, where no count is
+// published, splits until --min-tasks are made and reports them and the
+// most the coordinator held at once, far fewer: each task counted once.
+func TestClusterUnpublished(t *testing.T) {
+	bin := coordinatorBin(t)
+	state := filepath.Join(t.TempDir(), "n28.journal")
+	code, rep, stderr := runClusterCmd(t, "--n", "28", "--workers", "5", "--synthetic", "--runs", "--min-tasks", "3000", "--state", state, "--coordinator", bin)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	leaves, _ := rep["tasks"].(float64)
+	checkReportCounts(t, rep, solver.Counts{Total: 2 * uint64(leaves), Unique: uint64(leaves)}, int(leaves), 5, true)
+	made, live := rep["tasks_made"].(float64), rep["peak_live_tasks"].(float64)
+	if made < 3000 || leaves >= made || live <= 0 || live*4 > made {
+		t.Errorf("tasks made %v, leaves %v, peak live %v: want at least 3000 made, fewer leaves, and a quarter of them live at most", made, leaves, live)
+	}
+}
+
 // TestClusterLong is the same with 1000 workers, each from its own
 // loopback address (-long).
 func TestClusterLong(t *testing.T) {
@@ -223,6 +241,8 @@ func TestClusterUsage(t *testing.T) {
 		{"--n", "10", "--depth", "3"},                     // no workers
 		{"--n", "3", "--depth", "1", "--workers", "2"},    // no solution to count
 		{"--n", "40", "--depth", "1", "--workers", "2"},   // no published count
+		{"--n", "28", "--workers", "2"},                   // no published count, and not synthetic
+		{"--n", "33", "--workers", "2", "--synthetic"},    // beyond the coordinator's boards
 		{"--n", "10", "--depth", "9", "--workers", "2"},   // depth out of range
 		{"--n", "10", "--workers", "2", "--slots", "0"},   // no slots
 		{"--n", "10", "--workers", "2", "--bogus"},        // unknown flag
