@@ -47,8 +47,7 @@ func TestCrashResumeN17(t *testing.T) {
 	crashResume(t, 17, 95815104, 11977939)
 }
 
-// TestCrashResumeSplits is the crash test on a split-heavy run (issue
-// 11): N=16 from a plan of depth 1 with a task target of 2 ms, so the
+// TestCrashResumeSplits is the crash test on a split-heavy run: N=16 from a plan of depth 1 with a task target of 2 ms, so the
 // coordinator splits tasks to depth 6 and more all along the run, and is
 // killed between a split and the commits of its children. The journal
 // must replay to the same tasks: the last run counts exactly, and the
@@ -65,8 +64,8 @@ func crashResume(t *testing.T, n int, total, unique uint64, extra ...string) {
 	rng := rand.New(rand.NewPCG(seed, uint64(n)))
 	t.Logf("kill moments seeded with NQUEENS_CRASH_SEED=%d", seed)
 
-	state := filepath.Join(t.TempDir(), "crash.state")
-	args := append([]string{"--n", strconv.Itoa(n), "--workers", "2", "--listen", "127.0.0.1:0", "--state", state, "--json",
+	c := &crashRuns{t: t, bin: coordBin, state: filepath.Join(t.TempDir(), "crash.state"), started: time.Now()}
+	c.args = append([]string{"--n", strconv.Itoa(n), "--workers", "2", "--listen", "127.0.0.1:0", "--state", c.state, "--json",
 		"--progress", "log", "--progress-interval", "20ms"}, extra...)
 	// Kill when a random fraction of the tasks is committed: sorted, so each
 	// resumed run has some way to go, and below 80%, so the job is not done
@@ -75,94 +74,139 @@ func crashResume(t *testing.T, n int, total, unique uint64, extra ...string) {
 	// while it is starting up.
 	fracs := []float64{0.05 + 0.75*rng.Float64(), 0.05 + 0.75*rng.Float64(), 0.05 + 0.75*rng.Float64()}
 	slices.Sort(fracs)
-	started := time.Now()
-	restored := 0
-	tasks := 0
-	finished := false // a resumed run ended the job before its kill
 	for kill, frac := range fracs {
-		delay := time.Duration(rng.IntN(100)) * time.Millisecond
-		runArgs := args
-		if kill > 0 {
-			runArgs = append(slices.Clone(args), "--resume")
+		if c.killAt(kill, frac, time.Duration(rng.IntN(100))*time.Millisecond) {
+			break // the job ended before the kill: the final resume checks it
 		}
-		cmd := exec.Command(coordBin, runArgs...)
-		cerr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		logs := &lineWatcher{}
-		progressed := make(chan [2]int, 64)
-		logs.onEach(`progress: tasks_done=(\d+) tasks=(\d+)`, func(m []string) {
-			done, _ := strconv.Atoi(m[1])
-			total, _ := strconv.Atoi(m[2])
-			select {
-			case progressed <- [2]int{done, total}:
-			default:
-			}
-		})
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go logs.run(cerr)
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		timeout := time.After(crashRunTimeout)
-	wait:
-		for {
-			select {
-			case p := <-progressed:
-				tasks = p[1]
-				if float64(p[0]) >= frac*float64(p[1]) {
-					break wait
-				}
-			case err := <-exited:
-				if kill > 0 && err == nil {
-					// The kill before came late (splitting makes the
-					// task count grow under the fractions): this run
-					// finished the job. The final resume checks it.
-					t.Logf("run %d finished the job before its kill at %.0f%%", kill+1, 100*frac)
-					finished = true
-					break wait
-				}
-				t.Fatalf("run %d ended before its kill at %.0f%% of the tasks: %v\n%s", kill+1, 100*frac, err, logs)
-			case <-timeout:
-				cmd.Process.Kill()
-				t.Fatalf("run %d: no progress to %.0f%% within %v:\n%s", kill+1, 100*frac, crashRunTimeout, logs)
-			}
-		}
-		if finished {
-			break
-		}
-		time.Sleep(delay)
-		if err := cmd.Process.Signal(syscall.SIGKILL); errors.Is(err, os.ErrProcessDone) {
-			if err := <-exited; err != nil {
-				t.Fatalf("run %d ended before its kill: %v\n%s", kill+1, err, logs)
-			}
-			t.Logf("run %d finished the job in the %v before its kill", kill+1, delay)
-			break // the final resume checks it
-		} else if err != nil {
-			t.Fatalf("run %d: SIGKILL: %v", kill+1, err)
-		}
-		<-exited
-		if m := regexp.MustCompile(`resuming: .*committed_tasks=(\d+)`).FindStringSubmatch(logs.String()); kill > 0 {
-			if m == nil {
-				t.Fatalf("run %d did not resume:\n%s", kill+1, logs)
-			}
-			n, _ := strconv.Atoi(m[1])
-			if n < restored {
-				t.Errorf("run %d restored %d committed tasks, the run before restored %d: commits were lost", kill+1, n, restored)
-			}
-			restored = n
-		}
-		rp, err := journal.Read(state)
-		if err != nil {
-			t.Fatalf("journal after kill %d: %v", kill+1, err)
-		}
-		t.Logf("kill %d at %.0f%% of %d tasks + %v: journal holds %d tasks (torn tail: %v), %v since the start",
-			kill+1, 100*frac, tasks, delay, len(rp.Records), rp.Repaired != nil, time.Since(started).Round(time.Millisecond))
 	}
+	tasks := c.finalResume(total, unique)
+	// The journal: every task committed exactly once, and its results alone
+	// give the exact count.
+	rp, err := journal.Read(c.state)
+	if err != nil {
+		t.Fatalf("journal at the end: %v", err)
+	}
+	checkJournalTasks(t, rp, n, total, tasks)
+}
 
-	final := exec.Command(coordBin, append(slices.Clone(args), "--resume")...)
+// crashRuns is one crash test's coordinator runs on one journal.
+type crashRuns struct {
+	t        *testing.T
+	bin      string
+	args     []string
+	state    string
+	started  time.Time
+	restored int // committed tasks the last resume restored
+	tasks    int // the tasks the last progress line counted
+}
+
+// crashRun is one coordinator process of a crash test.
+type crashRun struct {
+	cmd        *exec.Cmd
+	logs       *lineWatcher
+	progressed chan [2]int // tasks done, tasks, from its progress lines
+	exited     chan error
+}
+
+// start starts run number kill (a resume after the first).
+func (c *crashRuns) start(kill int) *crashRun {
+	args := c.args
+	if kill > 0 {
+		args = append(slices.Clone(c.args), "--resume")
+	}
+	r := &crashRun{cmd: exec.Command(c.bin, args...), logs: &lineWatcher{}, progressed: make(chan [2]int, 64), exited: make(chan error, 1)}
+	cerr, err := r.cmd.StderrPipe()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	r.logs.onEach(`progress: tasks_done=(\d+) tasks=(\d+)`, func(m []string) {
+		done, _ := strconv.Atoi(m[1])
+		total, _ := strconv.Atoi(m[2])
+		select {
+		case r.progressed <- [2]int{done, total}:
+		default:
+		}
+	})
+	if err := r.cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	go r.logs.run(cerr)
+	go func() { r.exited <- r.cmd.Wait() }()
+	return r
+}
+
+// awaitProgress waits until run kill reports frac of its tasks done, and
+// reports whether it finished the job first.
+func (c *crashRuns) awaitProgress(r *crashRun, kill int, frac float64) (finished bool) {
+	timeout := time.After(crashRunTimeout)
+	for {
+		select {
+		case p := <-r.progressed:
+			c.tasks = p[1]
+			if float64(p[0]) >= frac*float64(p[1]) {
+				return false
+			}
+		case err := <-r.exited:
+			if kill > 0 && err == nil {
+				// The kill before came late (splitting makes the task
+				// count grow under the fractions): this run finished the
+				// job. The final resume checks it.
+				c.t.Logf("run %d finished the job before its kill at %.0f%%", kill+1, 100*frac)
+				return true
+			}
+			c.t.Fatalf("run %d ended before its kill at %.0f%% of the tasks: %v\n%s", kill+1, 100*frac, err, r.logs)
+		case <-timeout:
+			r.cmd.Process.Kill()
+			c.t.Fatalf("run %d: no progress to %.0f%% within %v:\n%s", kill+1, 100*frac, crashRunTimeout, r.logs)
+		}
+	}
+}
+
+// killAt runs the coordinator (number kill) until frac of the tasks are
+// done, waits delay and SIGKILLs it; it checks that the run restored no
+// fewer commits than the one before, and reports whether the job ended
+// before the kill.
+func (c *crashRuns) killAt(kill int, frac float64, delay time.Duration) (finished bool) {
+	t := c.t
+	r := c.start(kill)
+	if c.awaitProgress(r, kill, frac) {
+		return true
+	}
+	time.Sleep(delay)
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); errors.Is(err, os.ErrProcessDone) {
+		if err := <-r.exited; err != nil {
+			t.Fatalf("run %d ended before its kill: %v\n%s", kill+1, err, r.logs)
+		}
+		t.Logf("run %d finished the job in the %v before its kill", kill+1, delay)
+		return true
+	} else if err != nil {
+		t.Fatalf("run %d: SIGKILL: %v", kill+1, err)
+	}
+	<-r.exited
+	if m := regexp.MustCompile(`resuming: .*committed_tasks=(\d+)`).FindStringSubmatch(r.logs.String()); kill > 0 {
+		if m == nil {
+			t.Fatalf("run %d did not resume:\n%s", kill+1, r.logs)
+		}
+		n, _ := strconv.Atoi(m[1])
+		if n < c.restored {
+			t.Errorf("run %d restored %d committed tasks, the run before restored %d: commits were lost", kill+1, n, c.restored)
+		}
+		c.restored = n
+	}
+	rp, err := journal.Read(c.state)
+	if err != nil {
+		t.Fatalf("journal after kill %d: %v", kill+1, err)
+	}
+	t.Logf("kill %d at %.0f%% of %d tasks + %v: journal holds %d tasks (torn tail: %v), %v since the start",
+		kill+1, 100*frac, c.tasks, delay, len(rp.Records), rp.Repaired != nil, time.Since(c.started).Round(time.Millisecond))
+	return false
+}
+
+// finalResume resumes once more to the end: the count must be exact and
+// complete. It returns the job's tasks.
+func (c *crashRuns) finalResume(total, unique uint64) int {
+	t := c.t
+	final := exec.Command(c.bin, append(slices.Clone(c.args), "--resume")...)
 	var stdout, stderr bytes.Buffer
 	final.Stdout, final.Stderr = &stdout, &stderr
 	if err := final.Start(); err != nil {
@@ -180,17 +224,10 @@ func crashResume(t *testing.T, n int, total, unique uint64, extra ...string) {
 		t.Fatalf("stdout %q: %v", stdout.String(), err)
 	}
 	if got.Solutions != total || got.Unique != unique || !got.Complete {
-		t.Errorf("after three kills the count is %s; want %d solutions, %d fundamental, complete", stdout.String(), total, unique)
+		t.Errorf("after the kills the count is %s; want %d solutions, %d fundamental, complete", stdout.String(), total, unique)
 	}
-	t.Logf("three kills and resumes: %d tasks, %v in all", got.Tasks, time.Since(started).Round(time.Millisecond))
-
-	// The journal: every task committed exactly once, and its results alone
-	// give the exact count.
-	rp, err := journal.Read(state)
-	if err != nil {
-		t.Fatalf("journal at the end: %v", err)
-	}
-	checkJournalTasks(t, rp, n, total, got.Tasks)
+	t.Logf("kills and resumes: %d tasks, %v in all", got.Tasks, time.Since(c.started).Round(time.Millisecond))
+	return got.Tasks
 }
 
 // checkJournalTasks checks a finished job's journal: every task that was
