@@ -78,13 +78,17 @@ func TestCoordinatorTextBounded(t *testing.T) {
 	log := hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Debug})
 	ctx, cancel := context.WithTimeout(context.Background(), jobTimeout)
 	defer cancel()
+	start := time.Now()
 	if err := worker.Run(ctx, worker.Config{Join: lis.Addr().String(), Slots: 1, JoinTimeout: eventTimeout}, log); err != nil {
 		t.Fatalf("Run = %v, want nil (drained)", err)
 	}
+	// The limiter's bound: a burst, then one line per Every of the run (a
+	// loaded machine makes the run last seconds).
+	most := loglimit.Burst + 1 + int(time.Since(start)/loglimit.Every)
 	text := out.String()
 	refused := strings.Count(text, "result not committed")
-	if refused < 1 || refused > loglimit.Burst+1 {
-		t.Errorf("100,000 refusing Acks logged %d lines, want 1..%d", refused, loglimit.Burst+1)
+	if refused < 1 || refused > most {
+		t.Errorf("100,000 refusing Acks logged %d lines in %v, want 1..%d", refused, time.Since(start).Round(time.Millisecond), most)
 	}
 	if !strings.Contains(text, "log lines dropped") {
 		t.Errorf("the dropped lines were not counted:\n%.2000s", text)
