@@ -22,7 +22,7 @@ type Summary struct {
 	Splits         uint64  `json:"splits"`                    // tasks split into their children on demand
 	Superseded     uint64  `json:"superseded"`                // results for tasks split meanwhile, dropped
 	DeepestSplit   int     `json:"deepest_split"`             // the longest prefix of any task, split or not
-	PeakLiveTasks  int     `json:"peak_live_tasks,omitempty"` // the most tasks held at once (queued, leased, split and not yet collapsed): memory follows these; in the final summary
+	PeakLiveTasks  int     `json:"peak_live_tasks,omitempty"` // the most tasks held at once (queued, leased, split and not yet collapsed): memory follows these
 	Workers        int     `json:"workers"`                   // embedded workers, or the most workers attached at once if more
 	Nodes          uint64  `json:"nodes"`                     // search nodes visited (count plans)
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
