@@ -27,6 +27,13 @@ import (
 // maxBatchEntry is the most bytes one result takes in a batch record.
 const maxBatchEntry = 5 * binary.MaxVarintLen64
 
+// maxWorkerNumbers bounds the worker numbers of one file, and so the map
+// that holds them: every session that commits needs one, and a year of
+// reconnecting workers, or a peer that rejoins to commit one task each
+// time, would grow it without end. Past it, the results of a worker
+// without a number are single records (26 bytes instead of about 6).
+const maxWorkerNumbers = 1 << 16
+
 // workerNames maps the worker numbers of batch records to keys, as the
 // worker records read so far name them: keys[i-1] is number i's.
 type workerNames struct{ keys []uint64 }
@@ -59,7 +66,17 @@ func newBatcher(names *workerNames) batcher {
 	return b
 }
 
-// add appends r (no digest) to the open batch of buf, which it opens
+// takes reports whether add takes r: a result without a digest whose
+// worker has a number, or may get one (maxWorkerNumbers).
+func (b *batcher) takes(r Record) bool {
+	if len(r.Digest) > 0 {
+		return false
+	}
+	_, named := b.numbers[r.Worker]
+	return named || r.Worker == 0 || len(b.numbers) < maxWorkerNumbers
+}
+
+// add appends r (one it takes) to the open batch of buf, which it opens
 // first if need be, and a worker record before it when r's worker has no
 // number yet, and returns buf.
 func (b *batcher) add(buf []byte, r Record) []byte {

@@ -284,3 +284,36 @@ func TestFormatVersions(t *testing.T) {
 		t.Errorf("a later version: %v; want one line naming it", err)
 	}
 }
+
+// TestWorkerNumbersBounded: once maxWorkerNumbers workers have numbers,
+// a new worker's results are single records (the map stops growing),
+// numbered workers' still go into batches, and all read back.
+func TestWorkerNumbersBounded(t *testing.T) {
+	s := testSettings
+	path := filepath.Join(t.TempDir(), "many.journal")
+	j, err := Create(path, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.mu.Lock()
+	for k := range uint64(maxWorkerNumbers) {
+		j.batch.numbers[1<<40+k] = k + 1 // as if named earlier in the file
+	}
+	j.mu.Unlock()
+	newcomer := Record{Index: 1, Total: 2, Unique: 1, Nodes: 5, Worker: 77}
+	if err := j.Append(newcomer); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.batch.numbers) != maxWorkerNumbers {
+		t.Errorf("%d worker numbers, want the bound %d", len(j.batch.numbers), maxWorkerNumbers)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := kinds(t, path); n[recResult] != 1 || n[recBatch]+n[recWorker] != 0 {
+		t.Errorf("records %v: want the newcomer's result as a single record", n)
+	}
+	if got, err := Read(path); err != nil || !reflect.DeepEqual(got.Records, []Record{newcomer}) {
+		t.Errorf("read back %v (%v), want the newcomer's result", got.Records, err)
+	}
+}

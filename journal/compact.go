@@ -106,7 +106,7 @@ func writeCompacted(tmp *os.File, src source, p *parsed) (*os.File, *fileSource,
 	flush := func() {
 		switch {
 		case len(group) == 0:
-		case len(group) == 1 && len(group[0].Digest) == 0:
+		case len(group) == 1 && b.takes(group[0]):
 			out = b.add(out, group[0])
 		case len(group) == 1:
 			out = appendFrame(b.close(out), appendResult(nil, group[0]))

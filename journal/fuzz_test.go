@@ -46,7 +46,7 @@ func FuzzDecode(f *testing.F) {
 		recs, _ := p.records(memSource{data})
 		batched, b := bytes.Clone(img), newBatcher(&workerNames{})
 		for _, r := range recs {
-			if len(r.Digest) == 0 {
+			if b.takes(r) {
 				batched = b.add(batched, r)
 			} else {
 				batched = appendFrame(b.close(batched), appendResult(nil, r))

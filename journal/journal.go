@@ -401,7 +401,7 @@ func (j *Journal) queueLocked(r Record) error {
 	if j.done.has(r.Index) {
 		return fmt.Errorf("journal: task %d: %w", r.Index, ErrDuplicate)
 	}
-	if j.batches && len(r.Digest) == 0 {
+	if j.batches && j.batch.takes(r) {
 		j.batchLocked(r)
 	} else {
 		j.writeLocked(appendResult(j.buf[:0], r))
