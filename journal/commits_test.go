@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -56,5 +57,24 @@ func TestDoneSet(t *testing.T) {
 		if n := d.count(); n != 4 {
 			t.Errorf("tasks %d: count %d, want 4", tasks, n)
 		}
+	}
+}
+
+// TestDoneSetGrowsInPlace: a known-size set grows into its reserved
+// room without copying its bits, past the 2^25 children a set once
+// reserved, and the bits it held stay set.
+func TestDoneSetGrowsInPlace(t *testing.T) {
+	d := newDoneSet(100)
+	d.set(99, true)
+	first := &d.bits[0]
+	for _, tasks := range []int{1 << 20, 1<<25 + 1000, 1 << 28} {
+		d.grow(tasks)
+		d.set(tasks-1, true)
+		if runtime.GOOS == "linux" && &d.bits[0] != first {
+			t.Fatalf("growing to %d tasks copied the bits", tasks)
+		}
+	}
+	if !d.has(99) || !d.has(1<<28-1) || d.has(1<<27) || d.count() != 4 {
+		t.Errorf("after growing: has(99) %v, has(2^28-1) %v, has(2^27) %v, count %d; want true, true, false, 4", d.has(99), d.has(1<<28-1), d.has(1<<27), d.count())
 	}
 }
