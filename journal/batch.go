@@ -88,7 +88,7 @@ func (b *batcher) add(buf []byte, r Record) []byte {
 		buf = b.close(buf)
 		num = uint64(len(b.numbers) + 1)
 		b.numbers[r.Worker] = num
-		buf = appendFrame(buf, binary.AppendUvarint([]byte{recWorker}, r.Worker))
+		buf = appendFrame(buf, appendKey(nil, recWorker, r.Worker))
 	}
 	if b.open >= 0 && len(buf)-b.open-frameHeader > MaxRecordSize-maxBatchEntry {
 		buf = b.close(buf)
@@ -128,14 +128,8 @@ func decodeBatch(p []byte, dst []Record, names *workerNames) ([]Record, error) {
 	dst = dst[:0]
 	last := int64(0)
 	for len(d.b) > 0 && d.err == nil {
-		delta, n := binary.Varint(d.b)
-		if n <= 0 {
-			d.err = errors.New("bad varint")
-			break
-		}
-		d.b = d.b[n:]
-		idx := last + delta
-		if idx < 0 || idx > math.MaxInt32 {
+		idx := last + d.varint()
+		if d.err == nil && (idx < 0 || idx > math.MaxInt32) {
 			d.err = fmt.Errorf("task index %d out of range", idx)
 			break
 		}
@@ -157,17 +151,4 @@ func decodeBatch(p []byte, dst []Record, names *workerNames) ([]Record, error) {
 		return dst, errors.New("batch: no result")
 	}
 	return dst, nil
-}
-
-// decodeWorker parses a worker record: the key of the next number.
-func decodeWorker(p []byte) (uint64, error) {
-	d := decoder{b: p[1:]}
-	k := d.uvarint()
-	if d.err == nil && k == 0 {
-		d.err = errors.New("key 0 named")
-	}
-	if err := d.end(); err != nil {
-		return 0, fmt.Errorf("worker: %w", err)
-	}
-	return k, nil
 }

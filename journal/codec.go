@@ -132,6 +132,20 @@ func (d *decoder) int() int {
 	return int(v)
 }
 
+// varint reads a signed (zigzag) varint.
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errors.New("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
 func (d *decoder) byte() byte {
 	if d.err != nil {
 		return 0
@@ -250,23 +264,25 @@ func decodeResults(p []byte, dst []Record) ([]Record, error) {
 	return dst, nil
 }
 
-// appendDistrust appends the payload of a distrust record for worker w.
-func appendDistrust(dst []byte, w uint64) []byte {
-	return binary.AppendUvarint(append(dst, recDistrust), w)
+// appendKey appends the payload of a record that names one worker key:
+// a distrust (recDistrust) or a worker's number (recWorker, batch.go).
+func appendKey(dst []byte, typ byte, w uint64) []byte {
+	return binary.AppendUvarint(append(dst, typ), w)
 }
 
-// decodeDistrust parses a distrust payload.
-func decodeDistrust(p []byte) (uint64, error) {
-	d := decoder{b: p}
-	if t := d.byte(); d.err == nil && t != recDistrust {
-		return 0, fmt.Errorf("record type %d, want distrust (%d)", t, recDistrust)
-	}
+// appendDistrust appends the payload of a distrust record for worker w.
+func appendDistrust(dst []byte, w uint64) []byte { return appendKey(dst, recDistrust, w) }
+
+// decodeKey parses the payload of a record that names one worker key,
+// never 0 (the key of no worker).
+func decodeKey(p []byte) (uint64, error) {
+	d := decoder{b: p[1:]}
 	w := d.uvarint()
 	if d.err == nil && w == 0 {
-		d.err = errors.New("distrust of worker 0")
+		d.err = errors.New("worker key 0")
 	}
 	if err := d.end(); err != nil {
-		return 0, fmt.Errorf("distrust: %w", err)
+		return 0, fmt.Errorf("record type %d: %w", p[0], err)
 	}
 	return w, nil
 }
@@ -350,10 +366,10 @@ func decodeEntry(p []byte, rs []Record, names *workerNames) (entry, error) {
 		rs, err := decodeBatch(p, rs, names)
 		return entry{kind: recResult, results: rs}, err
 	case recWorker:
-		k, err := decodeWorker(p)
+		k, err := decodeKey(p)
 		return entry{kind: recWorker, worker: k, results: rs[:0]}, err
 	case recDistrust:
-		w, err := decodeDistrust(p)
+		w, err := decodeKey(p)
 		return entry{kind: recDistrust, distrust: w, results: rs[:0]}, err
 	case recSplit, recReopen:
 		sp, err := decodeSplit(p)
