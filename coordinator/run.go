@@ -280,7 +280,7 @@ func (j *Job) Status() Status {
 	s.N, s.Kind, s.Depth = j.plan.N, KindName(j.plan.Kind), j.plan.Depth
 	s.Tasks, s.DeepestSplit, s.Committed, s.Workers = p.Tasks, p.DeepestSplit, p.Committed, max(p.PeakWorkers, j.cfg.Workers)
 	s.Solutions, s.Unique, s.Nodes = p.Solutions, p.Unique, p.Nodes
-	s.PeakLiveTasks = j.sched.Tree().PeakLive
+	s.PeakLiveTasks = p.PeakLive
 	s.setStats(p.Stats)
 	if p.Err != nil {
 		s.Error = p.Err.Error()

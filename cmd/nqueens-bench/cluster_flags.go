@@ -89,8 +89,12 @@ func parseCluster(args []string, help io.Writer) (clusterConfig, error) {
 	case c.Timeout <= 0:
 		return c, bad("--timeout %v must be positive", c.Timeout)
 	}
-	if k, ok := solver.Known(c.N); c.Synthetic && (c.N < 1 || c.N > maxSyntheticN) || !c.Synthetic && (!ok || k.Total == 0) {
-		return c, bad("--n %d: want a board with a published, non-zero count (1..%d with --synthetic)", c.N, maxSyntheticN)
+	if c.Synthetic {
+		if c.N < 1 || c.N > maxSyntheticN {
+			return c, bad("--n %d out of range 1..%d", c.N, maxSyntheticN)
+		}
+	} else if k, ok := solver.Known(c.N); !ok || k.Total == 0 {
+		return c, bad("--n %d: want a board with a published, non-zero count (or --synthetic)", c.N)
 	}
 	return c, nil
 }

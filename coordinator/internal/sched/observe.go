@@ -223,6 +223,7 @@ type Progress struct {
 	Restored                       int // committed by an earlier run
 	Queued, Leased                 int // waiting, and on a worker now
 	PeakWorkers                    int // most sessions attached at once
+	PeakLive                       int // most tasks held at once (Tree.PeakLive)
 	Solutions, Unique, Nodes       uint64
 	Stats                          Stats
 	Busy                           time.Duration // time with a worker attached
@@ -238,7 +239,7 @@ func (s *Scheduler) Status() Progress {
 	defer s.mu.Unlock()
 	p := Progress{
 		Tasks: s.leavesLocked(), DeepestSplit: s.sp.deepest, Committed: s.committed,
-		Restored: s.restored, PeakWorkers: s.peak,
+		Restored: s.restored, PeakWorkers: s.peak, PeakLive: s.store.peak,
 		Solutions: s.solutions, Unique: s.unique, Nodes: s.nodes, Stats: s.stats,
 		Busy: s.busy.at(s.opt.Clock.Now()), Done: s.finishedLocked(), Err: s.err,
 	}
