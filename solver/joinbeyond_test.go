@@ -15,7 +15,7 @@ import (
 // The lean join beyond joinMaxN, measured by hand (docs/engine.md): no
 // count there is known, so this reports time and memory, not totals.
 var (
-	beyondN       = flag.Int("beyond-n", 0, "TestJoinBeyond: an even board 22..24 to plan with lean tables (0: skip)")
+	beyondN       = flag.Int("beyond-n", 0, "TestJoinBeyond: a board 22..24 to plan with lean tables (0: skip)")
 	beyondRowSets = flag.Int("beyond-rowsets", 30, "TestJoinBeyond: row sets of each unit to count before stopping")
 )
 

@@ -20,13 +20,12 @@ const joinLeanFromN = 20
 // bytes each while they are built: a placement and its entry).
 const joinLeanEntries = 1 << 20
 
-// joinLeanMaxEven is the largest even board a lean plan takes, for
-// measuring its memory and time beyond joinMaxN (docs/engine.md): even
-// boards have no fixed queens, whose diagonals stop odd ones at 21, and
-// a half-board's interface (2(2h-1) bits) fits a word to N=32; but
-// nothing beyond 21 is checked against known counts, so NewJoinPlan
-// refuses it.
-const joinLeanMaxEven = 24
+// joinLeanMaxN is the largest board a lean plan takes, for measuring its
+// memory and time beyond joinMaxN (docs/engine.md): a half-board's
+// interface (2(2h-1) bits) fits a word to N=33 and a lean table's entries
+// carry no fixedBits, but nothing beyond 21 is checked against known
+// counts, so NewJoinPlan refuses it.
+const joinLeanMaxN = 24
 
 // leanPlan is what a lean plan keeps instead of tables: how many
 // placements the north-west quarter has on each of its row sets.
@@ -133,24 +132,25 @@ func (jc *JoinCounter) buildLean(cfg *joinConfig) bool {
 		if jc.stopped() {
 			return false
 		}
-		avoid, south := cfg.fixed, k >= 2
+		avoidA, avoidC, south := cfg.diagA, cfg.diagC, k >= 2
 		if k%2 == 1 {
-			avoid = cfg.mirrored
+			avoidA, avoidC = cfg.mirA, cfg.mirC
 		}
-		ls.walks[k] = ls.walk(n, ls.need[k], avoid, south, ls.walks[k])
+		ls.walks[k] = ls.walk(n, ls.need[k], avoidA, avoidC, south, ls.walks[k])
 		row0 := 0
 		if south {
 			row0 = n - h
 		}
-		ls.quads[k] = newQuadTable(quarter{n, h, row0, 0}, ls.walks[k])
+		ls.quads[k] = newQuadTable(quarter{n, h, row0, 0}, ls.walks[k], false)
 	}
 	return true
 }
 
 // walk returns in dst the north-west quarter's placements on the row sets
 // need holds that, as a table's entries (mirrored into the south quarter
-// if south), hold no fixedBits of avoid.
-func (ls *leanState) walk(n int, need []bool, avoid uint64, south bool, dst []quadPlacement) []quadPlacement {
+// if south), share no anti-diagonal of avoidA and no diagonal of avoidC
+// (bits c-r+n-1).
+func (ls *leanState) walk(n int, need []bool, avoidA, avoidC uint64, south bool, dst []quadPlacement) []quadPlacement {
 	h := n / 2
 	clear(ls.want)
 	for s, ok := range need {
@@ -160,7 +160,7 @@ func (ls *leanState) walk(n int, need []bool, avoid uint64, south bool, dst []qu
 			}
 		}
 	}
-	w := quarterWalk{q: quarter{n, h, 0, 0}, out: dst[:0], store: true, want: ls.want, avoid: avoid, south: south}
+	w := quarterWalk{q: quarter{n, h, 0, 0}, out: dst[:0], store: true, want: ls.want, avoidA: avoidA, avoidC: avoidC, south: south}
 	w.rec(0, 0, 0, 0, 0)
 	return w.out
 }

@@ -65,8 +65,11 @@ type quarterWalk struct {
 	store bool     // append the placements to out; else count them in size
 	sizes []uint32 // if set, count them here by row set instead
 	want  []bool   // if set, the walk keeps to rows whose prefix p of i rows has want[1<<i|p]
-	avoid uint64   // fixedBits no placement may hold (as the south quarter's mirror image if south)
-	south bool
+	// The anti-diagonals (bit r+c) and diagonals (bit c-r+n-1) of the
+	// fixed queens that no queen of a placement may share, as a queen of
+	// the south quarter's mirror image if south.
+	avoidA, avoidC uint64
+	south          bool
 }
 
 func (w *quarterWalk) rec(i int, rows, cols uint32, a, d uint64) {
@@ -90,7 +93,7 @@ func (w *quarterWalk) rec(i int, rows, cols uint32, a, d uint64) {
 	for j := range q.h {
 		c := q.col0 + j
 		ba, bd := uint64(1)<<(r+c), uint64(1)<<(c-r+q.n-1)
-		if w.avoid != 0 && w.hits(ba, bd) {
+		if w.avoidA|w.avoidC != 0 && w.hits(ba, bd) {
 			continue
 		}
 		if cols>>j&1 == 0 && a&ba == 0 && d&bd == 0 {
@@ -99,24 +102,29 @@ func (w *quarterWalk) rec(i int, rows, cols uint32, a, d uint64) {
 	}
 }
 
-// hits reports whether a queen on anti-diagonal ba and diagonal bd holds
-// a fixedBit of w.avoid, as the entry of a table the walk feeds: a south
-// table mirrors the rows, which swaps the two.
+// hits reports whether a queen on anti-diagonal ba and diagonal bd shares
+// a diagonal of w.avoidA or w.avoidC, as the queen of a table the walk
+// feeds: a south table mirrors the rows, which swaps the two. Board-wide
+// masks, unlike fixedBits, hold every odd board a lean plan takes.
 func (w *quarterWalk) hits(ba, bd uint64) bool {
 	if w.south {
 		ba, bd = bd, ba
 	}
-	return fixedBits(w.q.n, ba, bd)&w.avoid != 0
+	return ba&w.avoidA|bd&w.avoidC != 0
 }
 
 // entry returns the join's view of a placement with anti-diagonals a and
-// diagonals d.
-func (q quarter) entry(a, d uint64) joinEnt {
+// diagonals d, with its fixedBits if fixed (shared tables, which filter
+// on them; a lean walk has dropped what the fixed queens attack instead).
+func (q quarter) entry(a, d uint64, fixed bool) joinEnt {
 	n, h := q.n, q.h
 	seam := uint64(1)<<(h-1) - 1
 	aShift := n - h + q.col0 // the lowest anti-diagonal both quarters of the half reach
 	dShift := q.col0 - h + n // the lowest diagonal (c-r+n-1) both reach
-	w := (a>>aShift)&seam | ((d>>dShift)&seam)<<32 | fixedBits(n, a, d)
+	w := (a>>aShift)&seam | ((d>>dShift)&seam)<<32
+	if fixed {
+		w |= fixedBits(n, a, d)
+	}
 	mA := uint64(1)<<(2*h-1) - 1
 	return joinEnt{w, pack(a, d, n, h, mA, uint(2*h-1))}
 }
@@ -126,7 +134,9 @@ func (q quarter) entry(a, d uint64) joinEnt {
 // row and column (anti-diagonals r+c = n-1-h..n-1+h and diagonals c-r =
 // -h..h), in the bits of a joinEnt's w above its seam: a fixed queen, or
 // its east-west mirror image, attacks a placement iff their fixedBits
-// meet. Even boards have no fixed queens and no such bits.
+// meet. Even boards have no fixed queens and no such bits. The seam and
+// these 2h+1 bits fill 3h of each 32-bit half: they fit to N=21, and only
+// the shared tables (to N=19) use them.
 func fixedBits(n int, a, d uint64) uint64 {
 	if n%2 == 0 {
 		return 0
@@ -144,10 +154,11 @@ type quadPlacement struct {
 
 // newQuadTable builds the table of quarter q from the placements of the
 // north-west quarter, turned into q's by the mirrors that carry one onto
-// the other, and filed by a counting sort on (rows, columns). A mirror of
+// the other, and filed by a counting sort on (rows, columns); its entries
+// carry their fixedBits if fixed. A mirror of
 // the rows swaps anti-diagonals and diagonals; a mirror of the columns
 // swaps and reverses them.
-func newQuadTable(q quarter, nw []quadPlacement) *quadTable {
+func newQuadTable(q quarter, nw []quadPlacement, fixed bool) *quadTable {
 	h := uint(q.h)
 	n := q.n
 	south, east := q.row0 != 0, q.col0 != 0
@@ -182,7 +193,7 @@ func newQuadTable(q quarter, nw []quadPlacement) *quadTable {
 	for _, p := range nw {
 		p = turn(p)
 		k := p.rows<<h | p.cols
-		t.ents[count[k]] = q.entry(p.a, p.d)
+		t.ents[count[k]] = q.entry(p.a, p.d, fixed)
 		count[k]++
 	}
 	t.cut = mostHeld(t.ents, q.h)
@@ -372,5 +383,6 @@ type quads [4]*quadTable
 func newQuads(n int) quads {
 	h := n / 2
 	nw := quarter{n, h, 0, 0}.placements()
-	return quads{0: newQuadTable(quarter{n, h, 0, 0}, nw), 2: newQuadTable(quarter{n, h, n - h, 0}, nw)}
+	odd := n%2 == 1
+	return quads{0: newQuadTable(quarter{n, h, 0, 0}, nw, odd), 2: newQuadTable(quarter{n, h, n - h, 0}, nw, odd)}
 }
