@@ -49,7 +49,8 @@ func (jc *JoinCounter) leanHalves(cfg *joinConfig, e uint32) (west, east []uint6
 	for k, key := range [4]uint32{w & (1<<h - 1), e & (1<<h - 1), rev(w >> (n - h)), rev(e >> (n - h))} {
 		ls.need[k][key] = true
 	}
-	jc.buildLean(cfg)
+	jc.buildLean(cfg, north)
+	jc.buildLean(cfg, south)
 	q := &ls.quads
 	west = joinHalf(q[0], q[2], w&(1<<h-1), w>>(n-h), cfg.west, nil)
 	return west, jc.eastHalf(q, cfg, e, nil)
