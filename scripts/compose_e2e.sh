@@ -59,7 +59,11 @@
 # e.g. E2E_N=14 E2E_WANT=365596; E2E_WANT_UNIQUE, the fundamental count,
 # is checked too when given, and for N=18); E2E_LEASE (3s); E2E_DEPTH (task depth, 5:
 # small tasks make the run last; "auto" lets the coordinator choose);
-# E2E_TIMEOUT (seconds allowed for the count, 240); E2E_START_WAIT (seconds
+# E2E_WORKER_CPUS (each worker container's CPU limit, 0.15: the count must
+# outlast the setup and both coordinator kills, which took 35 s of a
+# loaded machine while four unlimited workers did 88% of N=18, so it is
+# paced by the limit rather than by the machine; 0 for none);
+# E2E_TIMEOUT (seconds allowed for the count, 420); E2E_START_WAIT (seconds
 # allowed until the first task is done with every worker joined, 120: more
 # for big N, whose first tasks are long); E2E_REJOIN_WAIT (seconds allowed
 # for the coordinator to resume and every worker to rejoin after a kill, 60:
@@ -78,12 +82,14 @@ want_unique=${E2E_WANT_UNIQUE:-}
 [ -n "$want_unique" ] || [ "$n" != 18 ] || want_unique=83263591
 lease=${E2E_LEASE:-3s}
 depth=${E2E_DEPTH:-5}
-run_timeout=${E2E_TIMEOUT:-240}
+run_timeout=${E2E_TIMEOUT:-420}
+worker_cpus=${E2E_WORKER_CPUS:-0.15}
 start_wait=${E2E_START_WAIT:-120}
 rejoin_wait=${E2E_REJOIN_WAIT:-60}
 workers=4
 lease_s=${lease%s}
 [[ "$lease_s" =~ ^[0-9]+$ ]] || { echo "compose_e2e: E2E_LEASE must be whole seconds like 3s, got $lease" >&2; exit 2; }
+[[ "$worker_cpus" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "compose_e2e: E2E_WORKER_CPUS must be a number of CPUs like 0.15 (0: no limit), got $worker_cpus" >&2; exit 2; }
 
 indent() { sed 's/^/    /'; }
 log() { printf 'compose_e2e [%3ds]: %s\n' "$SECONDS" "$*"; }
@@ -123,7 +129,8 @@ export NQUEENS_JOIN_TIMEOUT=60s
 export NQUEENS_TOKEN="e2e-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 export NQUEENS_COORDINATOR_FLAGS="--json --depth $depth --progress-interval 1s"
 [ "$depth" != auto ] || NQUEENS_COORDINATOR_FLAGS="--json --progress-interval 1s"
-dc() { "${compose[@]}" --project-name "$project" --file deploy/docker-compose.yml "$@"; }
+dc_files=(--file deploy/docker-compose.yml) # and the workers' CPU limit, below
+dc() { "${compose[@]}" --project-name "$project" "${dc_files[@]}" "$@"; }
 
 coord=""
 cleanup() {
@@ -319,6 +326,10 @@ coordinator_comes_back() {
 
 log "compose: ${compose[*]} ($("${compose[@]}" version --short 2>/dev/null || echo '?')); docker engine $(docker version --format '{{.Server.Version}}')"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compose-e2e.XXXXXX")
+if [ "$worker_cpus" != 0 ]; then
+	printf 'services:\n  worker:\n    cpus: %s\n' "$worker_cpus" >"$tmp/worker-cpus.yml"
+	dc_files+=(--file "$tmp/worker-cpus.yml")
+fi
 # --- The image, from the Dockerfile through the compose file's build section.
 # No registry here: the builder image is made from this machine's Go.
 t_base=$SECONDS
@@ -365,7 +376,7 @@ fi
 # the coordinator is restarted mid-run, and Prometheus must find it again.
 http_port=$(free_port 18080 18180) || fail "no free port for the coordinator's status server in 18080..18180"
 export NQUEENS_HTTP_PORT=$http_port
-log "starting project $project: coordinator + $workers workers, N=$n, lease $lease, depth $depth, 1 slot each"
+log "starting project $project: coordinator + $workers workers, N=$n, lease $lease, depth $depth, 1 slot and $worker_cpus CPUs (0: no limit) each"
 # Compose starts the workers only once the coordinator is healthy, and
 # docker-compose 1.x takes seconds to create them: by the time `up` returns
 # the count may be well along. So `up` runs in the background and the
