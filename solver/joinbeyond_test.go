@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,12 +17,14 @@ import (
 // count there is known, so this reports time and memory, not totals.
 var (
 	beyondN       = flag.Int("beyond-n", 0, "TestJoinBeyond: a board 22..24 to plan with lean tables (0: skip)")
-	beyondRowSets = flag.Int("beyond-rowsets", 30, "TestJoinBeyond: row sets of each unit to count before stopping")
+	beyondRowSets = flag.Int("beyond-rowsets", 30, "TestJoinBeyond: questions (tables and row sets) of each unit before it stops (0: the whole unit)")
+	beyondUnits   = flag.String("beyond-units", "1,100", "TestJoinBeyond: the units to count, comma-separated")
 )
 
-// TestJoinBeyond plans -beyond-n with lean tables and counts the first
-// -beyond-rowsets row sets of units 1 and 100 on one goroutine, logging
-// the plan's and each unit's CPU time and the process's peak RSS.
+// TestJoinBeyond plans -beyond-n with lean tables and counts -beyond-units
+// on one goroutine, each until its -beyond-rowsets-th question to stop
+// (every table built and row set counted asks one), logging the plan's and
+// each unit's CPU time and the process's peak RSS.
 //
 //	go test ./solver -run TestJoinBeyond -beyond-n 24 -beyond-rowsets 3 -v -timeout 0
 func TestJoinBeyond(t *testing.T) {
@@ -35,14 +38,18 @@ func TestJoinBeyond(t *testing.T) {
 	}
 	t.Logf("n=%d: plan of %d units, %.1f s of CPU, peak RSS %s", *beyondN, p.NumTasks(), (cpuTime() - cpu0).Seconds(), peakRSS())
 	jc := p.NewCounter()
-	for _, unit := range []int{1, 100} {
+	for f := range strings.SplitSeq(*beyondUnits, ",") {
+		unit, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("-beyond-units: %v", err)
+		}
 		cpu0 = cpuTime()
 		stop, asked := stopAfter(*beyondRowSets)
-		_, err := jc.CountStop(unit, stop)
+		count, err := jc.CountStop(unit, stop)
 		if err != nil && !errors.Is(err, ErrStopped) {
 			t.Fatal(err)
 		}
-		t.Logf("unit %d: %d row sets asked, %.1f s of CPU, peak RSS %s", unit, *asked, (cpuTime() - cpu0).Seconds(), peakRSS())
+		t.Logf("unit %d: %d questions, count %d (%v), %.1f s of CPU, peak RSS %s", unit, *asked, count, err, (cpuTime() - cpu0).Seconds(), peakRSS())
 	}
 }
 
