@@ -24,7 +24,7 @@ const (
 
 // DefaultWorkerMemory is the memory a worker may spend on one job when
 // Config.WorkerMemory is 0: the join is planned only if its tables fit
-// (solver.JoinMemory; N=20 and 21, tables per chunk of row sets, at
+// (solver.JoinMemory; N=20 and 21, tables per group of row sets, at
 // about 0.25 and 0.3 GiB). It is
 // the compose and Kubernetes workers' memory limit too.
 const DefaultWorkerMemory = 1 << 30

@@ -61,7 +61,7 @@ func TestJoinTaskBacktrackBad(t *testing.T) {
 }
 
 // FuzzJoinTaskBacktrack checks the backtracker and the join with tables
-// per chunk of row sets (of any budget) against the join on any unit of
+// per group of row sets (of any budget) against the join on any unit of
 // any plan size of boards to N=13.
 func FuzzJoinTaskBacktrack(f *testing.F) {
 	f.Add(uint8(8), uint16(5), uint16(3))
@@ -93,7 +93,7 @@ func FuzzJoinTaskBacktrack(f *testing.F) {
 	})
 }
 
-// TestJoinLean checks that a lean plan (tables per chunk of row sets)
+// TestJoinLean checks that a lean plan (tables per group of row sets)
 // counts every unit as the shared tables do, for chunks of one row set,
 // of a few and of all, N=4..15.
 func TestJoinLean(t *testing.T) {

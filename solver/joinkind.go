@@ -94,10 +94,10 @@ func CountJoinTask(n int, t Task) (Counts, error) {
 // its peak to count an n-board's join tasks: the plan's quarter tables
 // while they are built, and a counter's buffers. N=16..19 are the peak RSS
 // of a worker measured through the cluster (27, 39, 87 and 156 MB),
-// rounded up; from N=20 a counter builds tables per chunk of row sets
-// (joinLeanEntries), measured at 168 MB (N=20) and 141 MB (N=21) in one
-// process, with room for a worker's own and for longer half-board lists
-// than the units measured (docs/engine.md). Beyond joinMaxN the figure is the
+// rounded up; from N=20 a counter builds tables per group of row-set
+// patterns (joinLeanEntries), measured at 100 MB (N=20) and 92 MB (N=21)
+// in one process, with room for a worker's own and for longer half-board
+// lists than the units measured (docs/engine.md). Beyond joinMaxN the figure is the
 // shared tables' (about eightfold every two rows), which no plan builds.
 func JoinMemory(n int) int64 {
 	peaks := [...]int64{16: 32, 17: 48, 18: 96, 19: 176, 20: 256, 21: 320} // MiB

@@ -9,19 +9,20 @@ import (
 // From N=20 the shared quarter tables take hundreds of MB (241 MB at N=20,
 // eight times that every two rows), so a plan of such a board builds none:
 // each counter builds tables for the row sets of the unit at hand only, a
-// chunk of them at a time, each chunk's quarter placements within
+// group of them at a time, each side's quarter placements within half of
 // joinLeanEntries. A row set needs four row sets of quarters (its east and
 // west rows in the north and the south quarter), and the row sets of a
-// unit, consecutive in colex order, share their south rows: a chunk's
+// unit, consecutive in colex order, share their south rows: a group's
 // tables hold a small part of the board's. Memory is then bounded by the
-// chunk, not the board, for some rebuilding (docs/engine.md).
+// budget, not the board, for some rebuilding (docs/engine.md).
 
-// joinLeanFromN is the smallest board whose plan builds tables per chunk
+// joinLeanFromN is the smallest board whose plan builds tables per group
 // of row sets instead of once.
 const joinLeanFromN = 20
 
-// joinLeanEntries bounds the quarter placements of a chunk's tables (40
-// bytes each while they are built: a placement and its entry).
+// joinLeanEntries bounds the quarter placements of the tables a counter
+// holds at once (40 bytes each while they are built: a placement and its
+// entry), half for each side of the row sets (see countLean).
 const joinLeanEntries = 1 << 20
 
 // joinLeanMaxN is the largest board a lean plan takes, for measuring its

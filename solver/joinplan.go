@@ -44,7 +44,7 @@ func NewJoinPlan(n, tasks int) (*JoinPlan, error) {
 }
 
 // newJoinPlan is NewJoinPlan with shared tables (lean = 0) or tables built
-// per chunk of row sets of at most lean quarter placements.
+// per group of row sets of at most lean quarter placements (joinlean.go).
 func newJoinPlan(n, tasks int, lean uint64) (*JoinPlan, error) {
 	if n < 1 || n > joinMaxN && (n > joinLeanMaxN || lean == 0) {
 		return nil, fmt.Errorf("board size %d out of range: the join engine counts n = 1..%d", n, joinMaxN)
