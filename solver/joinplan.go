@@ -165,9 +165,10 @@ func (jc *JoinCounter) Count(i int) (uint64, error) {
 // CountStop is Count that can be stopped: stop (if not nil) is asked
 // before each row set of the unit and before each table a lean plan's
 // counter builds, a few milliseconds of work apart at N=21 (never inside
-// the pair loops: at N=24 one row set's pairs can take minutes), and a true answer ends the count with ErrStopped. A
-// unit takes minutes from N=20, and a worker whose lease ends must not
-// wait for it. Unstopped, it returns what Count does.
+// the pair loops: at N=24 one row set's pairs can take minutes), and a
+// true answer ends the count with ErrStopped. A unit takes minutes from
+// N=20, and a worker whose lease ends must not wait for it. Unstopped, it
+// returns what Count does.
 func (jc *JoinCounter) CountStop(i int, stop func() bool) (uint64, error) {
 	jc.stop = stop
 	defer func() { jc.stop = nil }()
