@@ -29,9 +29,7 @@ type joinConfig struct {
 	diagA    uint64 // anti-diagonals (r+c) the fixed queens hold
 	diagD    uint64 // diagonals (r-c+n-1) the fixed queens hold
 	diagC    uint64 // the same diagonals as bits c-r+n-1
-	fixed    uint64 // the fixed queens' fixedBits
-	mirrored uint64 // the fixedBits of their east-west mirror images
-	mirA     uint64 // the anti-diagonals (r+c) of those mirror images
+	mirA     uint64 // the anti-diagonals (r+c) of their east-west mirror images
 	mirC     uint64 // and their diagonals as bits c-r+n-1
 	eastKey  uint32 // east's columns mirrored into the west half (bit n-1-c)
 	k        int    // rows that go east: bits.OnesCount32(east)
@@ -72,12 +70,10 @@ func newJoinConfig(n int, freeRows uint32, weight uint64, rowSym bool, fixed [][
 		c.diagD |= 1 << (q[0] - q[1] + n - 1)
 		c.diagC |= 1 << (q[1] - q[0] + n - 1)
 	}
-	c.fixed = fixedBits(n, c.diagA, c.diagC)
 	for _, q := range fixed {
 		c.mirA |= 1 << (q[0] + n - 1 - q[1])
 		c.mirC |= 1 << (n - 1 - q[1] - q[0] + n - 1)
 	}
-	c.mirrored = fixedBits(n, c.mirA, c.mirC)
 	for x := c.east; x != 0; x &= x - 1 {
 		c.eastKey |= 1 << (n - 1 - bits.TrailingZeros32(x))
 	}

@@ -166,6 +166,8 @@ func (ls *leanState) keys(e uint32, side int) (west, east uint32) {
 func (ls *leanState) sides(lp *leanPlan) (outer, inner int) {
 	var size [2]uint64
 	for side := range 2 {
+		// need[0] marks the patterns seen here; take clears it before
+		// marking the tables it names.
 		clear(ls.need[0])
 		for _, s := range ls.sets {
 			if p := ls.pattern(s.e, side); !ls.need[0][p] {

@@ -266,7 +266,7 @@ func (jc *JoinCounter) tables(i int) *quads {
 		return &jc.lean.quads // built for configuration i (buildLean)
 	}
 	nw, sw := jc.p.quads[0], jc.p.quads[2]
-	if cfg.fixed == 0 {
+	if cfg.diagA == 0 {
 		jc.plain = quads{nw, nw, sw, sw}
 		return &jc.plain
 	}
@@ -276,10 +276,11 @@ func (jc *JoinCounter) tables(i int) *quads {
 				jc.views[q] = new(quadTable)
 			}
 		}
-		nw.filter(cfg.fixed, jc.views[0])
-		nw.filter(cfg.mirrored, jc.views[1])
-		sw.filter(cfg.fixed, jc.views[2])
-		sw.filter(cfg.mirrored, jc.views[3])
+		fixed, mirrored := fixedBits(jc.p.N, cfg.diagA, cfg.diagC), fixedBits(jc.p.N, cfg.mirA, cfg.mirC)
+		nw.filter(fixed, jc.views[0])
+		nw.filter(mirrored, jc.views[1])
+		sw.filter(fixed, jc.views[2])
+		sw.filter(mirrored, jc.views[3])
 		jc.viewCfg = i + 1
 	}
 	return &jc.views

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math/bits"
 	"slices"
 	"testing"
 )
@@ -44,13 +43,13 @@ func (jc *JoinCounter) leanHalves(cfg *joinConfig, e uint32) (west, east []uint6
 		ls.need[k] = make([]bool, 1<<h)
 	}
 	ls.want = make([]bool, 2<<h)
-	rev := func(x uint32) uint32 { return bits.Reverse32(x) >> (32 - h) }
-	w := cfg.freeRows &^ e
-	for k, key := range [4]uint32{w & (1<<h - 1), e & (1<<h - 1), rev(w >> (n - h)), rev(e >> (n - h))} {
-		ls.need[k][key] = true
+	ls.n, ls.free = n, cfg.freeRows
+	for _, side := range []int{north, south} {
+		kw, ke := ls.keys(e, side)
+		ls.need[2*side][kw], ls.need[2*side+1][ke] = true, true
+		jc.buildLean(cfg, side)
 	}
-	jc.buildLean(cfg, north)
-	jc.buildLean(cfg, south)
+	w := cfg.freeRows &^ e
 	q := &ls.quads
 	west = joinHalf(q[0], q[2], w&(1<<h-1), w>>(n-h), cfg.west, nil)
 	return west, jc.eastHalf(q, cfg, e, nil)
