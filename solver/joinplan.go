@@ -266,7 +266,7 @@ func (jc *JoinCounter) tables(i int) *quads {
 		return &jc.lean.quads // built for configuration i (buildLean)
 	}
 	nw, sw := jc.p.quads[0], jc.p.quads[2]
-	if cfg.diagA == 0 {
+	if cfg.diagA == 0 { // no fixed queens: each would hold an anti-diagonal
 		jc.plain = quads{nw, nw, sw, sw}
 		return &jc.plain
 	}
@@ -276,7 +276,8 @@ func (jc *JoinCounter) tables(i int) *quads {
 				jc.views[q] = new(quadTable)
 			}
 		}
-		fixed, mirrored := fixedBits(jc.p.N, cfg.diagA, cfg.diagC), fixedBits(jc.p.N, cfg.mirA, cfg.mirC)
+		fixed := fixedBits(jc.p.N, cfg.diagA, cfg.diagC)
+		mirrored := fixedBits(jc.p.N, cfg.mirA, cfg.mirC)
 		nw.filter(fixed, jc.views[0])
 		nw.filter(mirrored, jc.views[1])
 		sw.filter(fixed, jc.views[2])
